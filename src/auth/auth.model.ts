@@ -1,0 +1,143 @@
+import { Schema, Types, type Connection } from 'mongoose';
+import { defineModel } from '../db/mongo.js';
+
+export type Role = 'owner' | 'agent';
+
+export interface User {
+  id: string;
+  email: string;
+  name: string;
+  isOperator: boolean;
+}
+
+interface UserDoc {
+  _id: Types.ObjectId;
+  email: string;
+  name: string;
+  passwordHash: string;
+  isOperator: boolean;
+  createdAt: Date;
+}
+
+interface SessionDoc {
+  _id: Types.ObjectId;
+  tokenHash: string;
+  userId: Types.ObjectId;
+  expiresAt: Date;
+  revokedAt: Date | null;
+}
+
+interface MembershipDoc {
+  _id: Types.ObjectId;
+  workspaceId: Types.ObjectId;
+  userId: Types.ObjectId;
+  role: Role;
+  createdAt: Date;
+}
+
+const userSchema = new Schema<UserDoc>(
+  {
+    // Login looks users up by e-mail, stored lowercased so uniqueness is case-insensitive.
+    email: { type: String, required: true, unique: true },
+    name: { type: String, required: true },
+    passwordHash: { type: String, required: true },
+    isOperator: { type: Boolean, default: false },
+  },
+  { timestamps: { createdAt: true, updatedAt: false }, collection: 'users' },
+);
+
+const sessionSchema = new Schema<SessionDoc>(
+  {
+    tokenHash: { type: String, required: true },
+    userId: { type: Schema.Types.ObjectId, required: true },
+    expiresAt: { type: Date, required: true },
+    revokedAt: { type: Date, default: null },
+  },
+  { collection: 'sessions' },
+);
+// Every admin request resolves its bearer token by hash.
+sessionSchema.index({ tokenHash: 1 }, { unique: true });
+
+const membershipSchema = new Schema<MembershipDoc>(
+  {
+    workspaceId: { type: Schema.Types.ObjectId, required: true },
+    userId: { type: Schema.Types.ObjectId, required: true },
+    role: { type: String, enum: ['owner', 'agent'], required: true },
+  },
+  { timestamps: { createdAt: true, updatedAt: false }, collection: 'memberships' },
+);
+// Access checks look up (workspace, user); one membership per pair.
+membershipSchema.index({ workspaceId: 1, userId: 1 }, { unique: true });
+// "My workspaces" lists a user's memberships.
+membershipSchema.index({ userId: 1 });
+
+const Users = defineModel('User', userSchema);
+const Sessions = defineModel('Session', sessionSchema);
+const Memberships = defineModel('Membership', membershipSchema);
+
+const toUser = (doc: UserDoc): User => ({ id: doc._id.toHexString(), email: doc.email, name: doc.name, isOperator: doc.isOperator });
+
+export function userStore(db: Connection) {
+  const model = Users(db);
+  return {
+    async create(input: { email: string; name: string; passwordHash: string; isOperator: boolean }): Promise<User> {
+      const doc = await model.create({ ...input, email: input.email.toLowerCase() });
+      return toUser(doc.toObject());
+    },
+    async count(): Promise<number> {
+      return model.countDocuments({});
+    },
+    async byEmailWithHash(email: string): Promise<(User & { passwordHash: string }) | null> {
+      const doc = await model.findOne({ email: email.toLowerCase() }).lean<UserDoc>();
+      return doc ? { ...toUser(doc), passwordHash: doc.passwordHash } : null;
+    },
+    async byId(id: string): Promise<User | null> {
+      if (!Types.ObjectId.isValid(id)) return null;
+      const doc = await model.findById(id).lean<UserDoc>();
+      return doc ? toUser(doc) : null;
+    },
+  };
+}
+
+export function sessionStore(db: Connection) {
+  const model = Sessions(db);
+  return {
+    async create(tokenHash: string, userId: string, expiresAt: Date): Promise<void> {
+      await model.create({ tokenHash, userId: new Types.ObjectId(userId), expiresAt, revokedAt: null });
+    },
+    async liveUserId(tokenHash: string, now: Date): Promise<string | null> {
+      const doc = await model.findOne({ tokenHash, revokedAt: null, expiresAt: { $gt: now } }).lean<SessionDoc>();
+      return doc ? doc.userId.toHexString() : null;
+    },
+    async revoke(tokenHash: string, at: Date): Promise<void> {
+      await model.updateOne({ tokenHash }, { $set: { revokedAt: at } });
+    },
+  };
+}
+
+export function membershipStore(db: Connection) {
+  const model = Memberships(db);
+  return {
+    async upsert(workspaceId: string, userId: string, role: Role): Promise<void> {
+      await model.updateOne(
+        { workspaceId: new Types.ObjectId(workspaceId), userId: new Types.ObjectId(userId) },
+        { $set: { role } },
+        { upsert: true },
+      );
+    },
+    async role(workspaceId: string, userId: string): Promise<Role | null> {
+      const doc = await model
+        .findOne({ workspaceId: new Types.ObjectId(workspaceId), userId: new Types.ObjectId(userId) })
+        .lean<MembershipDoc>();
+      return doc?.role ?? null;
+    },
+    async workspaceIdsOf(userId: string): Promise<string[]> {
+      const docs = await model.find({ userId: new Types.ObjectId(userId) }).lean<MembershipDoc[]>();
+      return docs.map((doc) => doc.workspaceId.toHexString());
+    },
+    async members(workspaceId: string): Promise<{ userId: string; role: Role }[]> {
+      const docs = await model.find({ workspaceId: new Types.ObjectId(workspaceId) }).sort({ _id: 1 }).lean<MembershipDoc[]>();
+      return docs.map((doc) => ({ userId: doc.userId.toHexString(), role: doc.role }));
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PUBLIC_URL: z.url().optional(),
+  MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI').optional(),
+  MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,60}$/).default('hearth'),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').optional(),
+  ADMIN_EMAIL: z.email().optional(),
+  ADMIN_PASSWORD: z.string().min(8).optional(),
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  MAIL_FROM: z.string().min(3).default('Hearth <no-reply@hearth.local>'),
+  KEY_ENCRYPTION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(10_000),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).default(10),
+  LOGIN_FAILURE_WINDOW_MINUTES: z.coerce.number().int().min(1).default(15),
+  SESSION_TTL_HOURS: z.coerce.number().int().min(1).default(24 * 7),
+  BODY_LIMIT_KB: z.coerce.number().int().min(1).default(256),
+  NODE_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATA_DIR: z.string().min(1).default('.data'),
+  SEED_DEMO: bool.default(true),
+  FERRETDB_BIN: z.string().optional(),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment once at boot; a wrong value names the variable that carries it. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = configSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
+  }
+  if (parsed.data.NODE_ENV === 'production' && !parsed.data.KEY_ENCRYPTION_SECRET) {
+    throw new ConfigError(['KEY_ENCRYPTION_SECRET: required in production (at least 32 characters)']);
+  }
+  return parsed.data;
+}
+
+/** Every variable with its default, for `.env.example` and the README. */
+export const configVariables = Object.keys(configSchema.shape) as (keyof Config)[];

@@ -1,0 +1,116 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/**
+ * The embedded default engine: FerretDB 1.24 on SQLite, started as a child process when no MONGODB_URI
+ * is configured. Used by `npm start` and by the test suite's global setup.
+ */
+export interface EmbeddedEngine {
+  uri: string;
+  stop(): Promise<void>;
+}
+
+export class EngineUnavailableError extends Error {}
+
+function goBinDir(): string | null {
+  const result = spawnSync('go', ['env', 'GOPATH'], { encoding: 'utf8' });
+  if (result.status === 0 && result.stdout.trim()) return join(result.stdout.trim().split(':')[0], 'bin');
+  return null;
+}
+
+export function findFerretDb(explicit?: string): string | null {
+  const candidates = [
+    explicit,
+    ...(process.env.PATH ?? '').split(':').filter(Boolean).map((dir) => join(dir, 'ferretdb')),
+    goBinDir() && join(goBinDir()!, 'ferretdb'),
+    join(homedir(), 'go', 'bin', 'ferretdb'),
+  ];
+  return candidates.find((path): path is string => Boolean(path && existsSync(path))) ?? null;
+}
+
+/** Builds FerretDB with the project's install script when it is missing; returns its path. */
+export function installFerretDb(projectRoot: string, log: (line: string) => void): string {
+  log('FerretDB not found; installing it with scripts/install-ferretdb.sh (needs Go and the Go module proxy)...');
+  const result = spawnSync('bash', [join(projectRoot, 'scripts', 'install-ferretdb.sh')], { stdio: 'inherit' });
+  const found = findFerretDb();
+  if (result.status !== 0 || !found) {
+    throw new EngineUnavailableError(
+      'No database engine available. Either set MONGODB_URI to a MongoDB 7/8 server, ' +
+        'or install Go 1.22+ so `npm start` can build the local FerretDB engine (scripts/install-ferretdb.sh).',
+    );
+  }
+  return found;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new EngineUnavailableError(`FerretDB exited with code ${child.exitCode}`);
+    const open = await new Promise<boolean>((done) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        done(true);
+      });
+      socket.once('error', () => done(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new EngineUnavailableError(`FerretDB did not listen on port ${port} within ${timeoutMs} ms`);
+}
+
+export async function startFerretDb(options: { binary: string; dataDir: string; port?: number; log?: (line: string) => void }): Promise<EmbeddedEngine> {
+  const dataDir = resolve(options.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const port = options.port ?? (await freePort());
+  const child = spawn(
+    options.binary,
+    [
+      '--handler=sqlite',
+      `--sqlite-url=file:${dataDir}/`,
+      `--state-dir=${dataDir}`,
+      `--listen-addr=127.0.0.1:${port}`,
+      '--debug-addr=-',
+      '--telemetry=disable',
+      '--log-level=error',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  try {
+    await waitForPort(port, child, 20_000);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw new EngineUnavailableError(`${(error as Error).message}\n${stderr}`);
+  }
+  options.log?.(`FerretDB listening on 127.0.0.1:${port} (data in ${dataDir})`);
+  return {
+    uri: `mongodb://127.0.0.1:${port}/`,
+    stop: () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null) return done();
+        child.once('exit', () => done());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+      }),
+  };
+}

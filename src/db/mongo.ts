@@ -1,0 +1,43 @@
+import mongoose, { type Connection, type Model, type Schema } from 'mongoose';
+
+/**
+ * Every schema is declared once with `defineModel` and bound per connection, so each test file can use
+ * its own database and no module keeps a connection of its own.
+ */
+const schemas = new Map<string, Schema>();
+
+export function defineModel<T>(name: string, schema: Schema<T>): (db: Connection) => Model<T> {
+  schemas.set(name, schema as Schema);
+  return (db) => (db.models[name] as Model<T> | undefined) ?? db.model<T>(name, schema);
+}
+
+export async function connectMongo(uri: string, dbName: string): Promise<Connection> {
+  const connection = mongoose.createConnection(uri, {
+    dbName,
+    autoIndex: false,
+    autoCreate: false,
+    serverSelectionTimeoutMS: 10_000,
+  });
+  await connection.asPromise();
+  return connection;
+}
+
+/** Creates every declared index before the node serves; rules such as "no double booking" rely on them. */
+export async function ensureIndexes(db: Connection): Promise<void> {
+  for (const [name, schema] of schemas) {
+    const model = (db.models[name] as Model<unknown> | undefined) ?? db.model(name, schema);
+    await model.createCollection().catch((error: { codeName?: string }) => {
+      if (error.codeName !== 'NamespaceExists') throw error;
+    });
+    await model.createIndexes();
+  }
+}
+
+export async function pingMongo(db: Connection): Promise<boolean> {
+  try {
+    await db.db!.admin().ping();
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,37 @@
+import { createClient } from 'redis';
+import type { Logger } from 'pino';
+
+export type RedisClient = ReturnType<typeof createClient>;
+
+/**
+ * Connects to Redis and keeps reconnecting forever; errors are logged, never thrown at the request path,
+ * so a node keeps serving its own sockets while Redis is away.
+ */
+export async function connectRedis(url: string, logger: Logger, name = 'main'): Promise<RedisClient> {
+  const client = createClient({
+    url,
+    socket: { reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5_000), connectTimeout: 5_000 },
+  });
+  let lastError = '';
+  client.on('error', (error: Error) => {
+    // One line per distinct failure keeps the log readable while Redis is down.
+    if (error.message !== lastError) logger.error({ err: error, client: name }, 'redis error');
+    lastError = error.message;
+  });
+  client.on('ready', () => {
+    if (lastError) logger.info({ client: name }, 'redis reconnected');
+    lastError = '';
+  });
+  await client.connect();
+  return client;
+}
+
+export async function pingRedis(client: RedisClient | undefined): Promise<boolean> {
+  if (!client) return true;
+  if (!client.isReady) return false;
+  try {
+    return (await Promise.race([client.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 1_000))])) === 'PONG';
+  } catch {
+    return false;
+  }
+}

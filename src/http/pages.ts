@@ -1,0 +1,5 @@
+import type { Express } from 'express';
+import type { Deps } from '../shared/deps.js';
+
+/** Non-JSON handlers: the widget bundle, the demo and console pages, the API reference. */
+export const pageExtras: ((app: Express, deps: Deps) => void)[] = [];

@@ -1,0 +1,92 @@
+import type { Request, Response } from 'express';
+import { z, type ZodType } from 'zod';
+import type { Deps } from '../shared/deps.js';
+import type { Workspace } from '../workspaces/workspaces.model.js';
+import type { User, Role } from '../auth/auth.model.js';
+import type { CredentialKind } from '../credentials/credentials.model.js';
+
+/**
+ * How a route authenticates. The mount resolves it before the handler runs:
+ * - `workspaceKey`: `X-Api-Key` with an `sk_` key; `ctx.workspace` set.
+ * - `publishableKey`: `X-Publishable-Key` (or `publishableKey` query on GET) with a `pk_` key.
+ * - `publishableKeyOptional`: as above, but an unknown or missing key leaves `ctx.workspace` null
+ *   (the widget config answers `{enabled:false}`); a key of the wrong kind is still 401.
+ * - `workspaceOrPublishableKey`: either kind; `ctx.credentialKind` tells which.
+ * - `session`: `Authorization: Bearer <session token>`; `ctx.user` set.
+ * - `member`: a session whose user is a member of `:wid` with at least `role`; `ctx.workspace` set.
+ * - `none`: the handler authenticates itself (path tokens) or the route is public.
+ */
+export type AuthMode =
+  | 'none'
+  | 'workspaceKey'
+  | 'publishableKey'
+  | 'publishableKeyOptional'
+  | 'workspaceOrPublishableKey'
+  | 'session'
+  | 'member';
+
+type WorkspaceAuth = 'workspaceKey' | 'publishableKey' | 'workspaceOrPublishableKey';
+
+export type AuthContext<A extends AuthMode> = A extends WorkspaceAuth
+  ? { workspace: Workspace; credentialKind: CredentialKind }
+  : A extends 'publishableKeyOptional'
+    ? { workspace: Workspace | null; credentialKind: CredentialKind | null }
+    : A extends 'session'
+      ? { user: User }
+      : A extends 'member'
+        ? { user: User; workspace: Workspace; role: Role | 'operator' }
+        : Record<never, never>;
+
+export type RouteContext<A extends AuthMode, P, Q, B> = {
+  deps: Deps;
+  req: Request;
+  res: Response;
+  params: P;
+  query: Q;
+  body: B;
+} & AuthContext<A>;
+
+export interface Reply {
+  status?: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A response entry: a schema for a success body, or a description for an error (spec error shape). */
+export type ResponseSpec = { description: string; schema?: ZodType } | string;
+
+export interface RouteDef<A extends AuthMode = AuthMode, P extends ZodType = ZodType, Q extends ZodType = ZodType, B extends ZodType = ZodType> {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** Express path, e.g. `/external/posts/:slug`. */
+  path: string;
+  summary: string;
+  /** Longer text for the API reference; the decisions that shape the route belong here. */
+  description?: string;
+  tags: string[];
+  auth: A;
+  /** For `member` routes: the least role allowed (default `agent`). */
+  role?: Role;
+  params?: P;
+  query?: Q;
+  body?: B;
+  responses: Record<number, ResponseSpec>;
+  handle(ctx: RouteContext<A, z.output<P>, z.output<Q>, z.output<B>>): Promise<Reply>;
+}
+
+/** Declares a route with full type inference; the same declaration feeds Express and the OpenAPI document. */
+export function route<A extends AuthMode, P extends ZodType = ZodType<Record<string, never>>, Q extends ZodType = ZodType<Record<string, never>>, B extends ZodType = ZodType<undefined>>(
+  def: RouteDef<A, P, Q, B>,
+): RouteDef {
+  return def as unknown as RouteDef;
+}
+
+export const errorBodySchema = z
+  .object({
+    code: z.string().describe('Stable snake_case error code.'),
+    message: z.string().describe('Human-readable sentence.'),
+    issues: z
+      .array(z.object({ path: z.string(), message: z.string() }))
+      .optional()
+      .describe('One entry per failing field on validation errors (400); dotted paths for nested fields.'),
+  })
+  .meta({ id: 'Error' });

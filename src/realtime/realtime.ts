@@ -1,0 +1,40 @@
+import type { Server as HttpServer } from 'node:http';
+import { Server } from 'socket.io';
+import { createAdapter } from '@socket.io/redis-adapter';
+import type { Logger } from 'pino';
+import type { RedisClient } from '../db/redis.js';
+
+/**
+ * The Socket.IO server of this node. With Redis, the adapter joins the rooms of every node, so an emit
+ * on one node reaches sockets held by another. Namespaces are registered by the domains that own them.
+ */
+export interface Realtime {
+  io: Server;
+  close(): Promise<void>;
+}
+
+export async function createRealtime(options: { logger: Logger; redis?: RedisClient }): Promise<Realtime> {
+  const io = new Server({ cors: { origin: '*' }, serveClient: false });
+  const extraClients: RedisClient[] = [];
+  if (options.redis) {
+    const pub = options.redis.duplicate();
+    const sub = options.redis.duplicate();
+    for (const [client, role] of [[pub, 'adapter-pub'], [sub, 'adapter-sub']] as const) {
+      client.on('error', (error: Error) => options.logger.error({ err: error, client: role }, 'redis adapter error'));
+    }
+    await Promise.all([pub.connect(), sub.connect()]);
+    extraClients.push(pub, sub);
+    io.adapter(createAdapter(pub, sub));
+  }
+  return {
+    io,
+    async close() {
+      await new Promise<void>((resolve) => io.close(() => resolve()));
+      await Promise.all(extraClients.map((client) => client.quit().catch(() => undefined)));
+    },
+  };
+}
+
+export function attachRealtime(realtime: Realtime, server: HttpServer): void {
+  realtime.io.attach(server);
+}

@@ -1,0 +1,91 @@
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
+import { pino, type Logger } from 'pino';
+import type { Config } from './config/config.js';
+import { connectMongo, ensureIndexes } from './db/mongo.js';
+import { connectRedis } from './db/redis.js';
+import { EventBus } from './events/events.js';
+import { createApp, type AppOptions } from './http/app.js';
+import { createJobQueue } from './jobs/jobs.js';
+import { registerJobs } from './jobs/jobs.registry.js';
+import { registerLiveChatSockets } from './livechat/livechat.socket.js';
+import { attachRealtime, createRealtime } from './realtime/realtime.js';
+import { systemClock, type Clock } from './shared/clock.js';
+import { MemoryCounters, RedisCounters } from './shared/counters.js';
+import { SecretBox } from './shared/crypto.js';
+import type { Deps } from './shared/deps.js';
+import { bootstrapOperator } from './auth/auth.service.js';
+import { pageExtras } from './http/pages.js';
+
+export interface NodeOptions {
+  config: Config & { MONGODB_URI: string; KEY_ENCRYPTION_SECRET: string };
+  clock?: Clock;
+  logger?: Logger;
+  /** Job polling interval; tests shorten it. */
+  jobsProcessEvery?: number;
+  app?: AppOptions;
+}
+
+export interface HearthNode {
+  deps: Deps;
+  app: Express;
+  server: HttpServer;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Wires one server node from real parts and starts listening; `stop` shuts it down gracefully. */
+export async function createNode(options: NodeOptions): Promise<HearthNode> {
+  const { config } = options;
+  const logger = options.logger ?? pino({ level: config.LOG_LEVEL });
+  const clock = options.clock ?? systemClock;
+  const db = await connectMongo(config.MONGODB_URI, config.MONGODB_DB);
+  const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL, logger) : undefined;
+  const realtime = await createRealtime({ logger, redis });
+  const jobs = createJobQueue(db, logger, { processEvery: options.jobsProcessEvery });
+
+  const deps: Deps = {
+    config,
+    db,
+    redis,
+    clock,
+    logger,
+    events: new EventBus(),
+    counters: redis ? new RedisCounters(redis) : new MemoryCounters(clock),
+    secretBox: new SecretBox(config.KEY_ENCRYPTION_SECRET),
+    realtime,
+    jobs,
+  };
+
+  await ensureIndexes(db);
+  await bootstrapOperator(deps);
+  registerJobs(deps);
+  registerLiveChatSockets(deps);
+
+  const app = createApp(deps, { extras: pageExtras, ...options.app });
+  const server = createServer(app);
+  attachRealtime(realtime, server);
+  await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
+  if (config.NODE_ROLE !== 'api') await jobs.start();
+
+  const { port } = server.address() as AddressInfo;
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+  let stopping: Promise<void> | undefined;
+
+  const stop = () =>
+    (stopping ??= (async () => {
+      // Stop accepting, let in-flight requests finish, then close sockets, jobs and connections.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const force = setTimeout(() => server.closeAllConnections(), 8_000);
+      await realtime.close();
+      await closed;
+      clearTimeout(force);
+      await jobs.stop();
+      await db.close();
+      if (redis) await redis.quit().catch(() => undefined);
+    })());
+
+  return { deps, app, server, url: `http://${host}:${port}`, stop };
+}

@@ -1,0 +1,62 @@
+import type { RedisClient } from '../db/redis.js';
+import type { Clock } from './clock.js';
+
+export interface WindowCount {
+  count: number;
+  /** Milliseconds until the window resets. */
+  resetInMs: number;
+}
+
+/**
+ * Fixed-window counters for rate limits and flood guards. With Redis they are shared by every node and
+ * counted atomically (INCR); without it they live in this process.
+ */
+export interface Counters {
+  hit(key: string, windowMs: number): Promise<WindowCount>;
+  reset(key: string): Promise<void>;
+}
+
+export class RedisCounters implements Counters {
+  constructor(private readonly redis: RedisClient) {}
+
+  async hit(key: string, windowMs: number): Promise<WindowCount> {
+    const fullKey = `hearth:counter:${key}`;
+    const [count, , ttl] = (await this.redis
+      .multi()
+      .incr(fullKey)
+      .pExpire(fullKey, windowMs, 'NX')
+      .pTTL(fullKey)
+      .exec()) as unknown as [number, unknown, number];
+    return { count: Number(count), resetInMs: Math.max(0, Number(ttl)) };
+  }
+
+  async reset(key: string): Promise<void> {
+    await this.redis.del(`hearth:counter:${key}`);
+  }
+}
+
+export class MemoryCounters implements Counters {
+  private readonly windows = new Map<string, { count: number; endsAt: number }>();
+
+  constructor(private readonly clock: Clock) {}
+
+  async hit(key: string, windowMs: number): Promise<WindowCount> {
+    const now = this.clock.now().getTime();
+    let window = this.windows.get(key);
+    if (!window || window.endsAt <= now) {
+      window = { count: 0, endsAt: now + windowMs };
+      this.windows.set(key, window);
+      if (this.windows.size > 100_000) this.sweep(now);
+    }
+    window.count += 1;
+    return { count: window.count, resetInMs: window.endsAt - now };
+  }
+
+  async reset(key: string): Promise<void> {
+    this.windows.delete(key);
+  }
+
+  private sweep(now: number): void {
+    for (const [key, window] of this.windows) if (window.endsAt <= now) this.windows.delete(key);
+  }
+}

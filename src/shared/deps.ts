@@ -1,0 +1,25 @@
+import type { Connection } from 'mongoose';
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.js';
+import type { RedisClient } from '../db/redis.js';
+import type { EventBus } from '../events/events.js';
+import type { Realtime } from '../realtime/realtime.js';
+import type { JobQueue } from '../jobs/jobs.js';
+import type { Clock } from './clock.js';
+import type { Counters } from './counters.js';
+import type { SecretBox } from './crypto.js';
+
+/** Everything a service needs, wired once by `createNode`; tests build it from the same real parts. */
+export interface Deps {
+  config: Config;
+  db: Connection;
+  /** Present when REDIS_URL is set: the node then shares counters, presence and rooms with others. */
+  redis?: RedisClient;
+  clock: Clock;
+  logger: Logger;
+  events: EventBus;
+  counters: Counters;
+  secretBox: SecretBox;
+  realtime: Realtime;
+  jobs: JobQueue;
+}

@@ -1,0 +1,125 @@
+import { Schema, Types, type Connection } from 'mongoose';
+import { defineModel } from '../db/mongo.js';
+import { loadJson, storeJson } from '../db/json-field.js';
+
+export interface AnalyticsSettings {
+  websiteId: string;
+  scriptUrl: string;
+}
+
+export interface Workspace {
+  id: string;
+  slug: string;
+  name: string;
+  locales: string[];
+  defaultLocale: string;
+  customConfig: unknown;
+  schemaOrg: unknown;
+  webhookUrl: string | null;
+  analytics: AnalyticsSettings | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface WorkspaceDoc {
+  _id: Types.ObjectId;
+  slug: string;
+  name: string;
+  locales: string[];
+  defaultLocale: string;
+  customConfigJson: string | null;
+  schemaOrgJson: string | null;
+  webhookUrl: string | null;
+  analytics: AnalyticsSettings | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const workspaceSchema = new Schema<WorkspaceDoc>(
+  {
+    // Unique: the slug is the workspace's public identifier in the admin API.
+    slug: { type: String, required: true, unique: true },
+    name: { type: String, required: true },
+    locales: { type: [String], required: true },
+    defaultLocale: { type: String, required: true },
+    customConfigJson: { type: String, default: null },
+    schemaOrgJson: { type: String, default: null },
+    webhookUrl: { type: String, default: null },
+    analytics: { type: new Schema({ websiteId: String, scriptUrl: String }, { _id: false }), default: null },
+  },
+  { timestamps: true, collection: 'workspaces' },
+);
+
+const Workspaces = defineModel('Workspace', workspaceSchema);
+
+function toWorkspace(doc: WorkspaceDoc): Workspace {
+  return {
+    id: doc._id.toHexString(),
+    slug: doc.slug,
+    name: doc.name,
+    locales: doc.locales,
+    defaultLocale: doc.defaultLocale,
+    customConfig: loadJson(doc.customConfigJson),
+    schemaOrg: loadJson(doc.schemaOrgJson),
+    webhookUrl: doc.webhookUrl ?? null,
+    analytics: doc.analytics ? { websiteId: doc.analytics.websiteId, scriptUrl: doc.analytics.scriptUrl } : null,
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+  };
+}
+
+export interface NewWorkspace {
+  slug: string;
+  name: string;
+  locales: string[];
+  defaultLocale: string;
+}
+
+export interface WorkspacePatch {
+  name?: string;
+  locales?: string[];
+  defaultLocale?: string;
+  customConfig?: unknown;
+  schemaOrg?: unknown;
+  webhookUrl?: string | null;
+  analytics?: AnalyticsSettings | null;
+}
+
+export function workspaceStore(db: Connection) {
+  const model = Workspaces(db);
+  return {
+    async create(input: NewWorkspace): Promise<Workspace> {
+      const doc = await model.create({ ...input, customConfigJson: null, schemaOrgJson: null, webhookUrl: null, analytics: null });
+      return toWorkspace(doc.toObject());
+    },
+    async byId(id: string): Promise<Workspace | null> {
+      if (!Types.ObjectId.isValid(id) || !/^[0-9a-f]{24}$/i.test(id)) return null;
+      const doc = await model.findById(id).lean<WorkspaceDoc>();
+      return doc ? toWorkspace(doc) : null;
+    },
+    async bySlug(slug: string): Promise<Workspace | null> {
+      const doc = await model.findOne({ slug }).lean<WorkspaceDoc>();
+      return doc ? toWorkspace(doc) : null;
+    },
+    async byIds(ids: string[]): Promise<Workspace[]> {
+      const docs = await model.find({ _id: { $in: ids.map((id) => new Types.ObjectId(id)) } }).sort({ _id: 1 }).lean<WorkspaceDoc[]>();
+      return docs.map(toWorkspace);
+    },
+    async all(): Promise<Workspace[]> {
+      const docs = await model.find({}).sort({ _id: 1 }).lean<WorkspaceDoc[]>();
+      return docs.map(toWorkspace);
+    },
+    async update(id: string, patch: WorkspacePatch): Promise<Workspace | null> {
+      const set: Record<string, unknown> = {};
+      for (const field of ['name', 'locales', 'defaultLocale', 'webhookUrl', 'analytics'] as const) {
+        if (patch[field] !== undefined) set[field] = patch[field];
+      }
+      if (patch.customConfig !== undefined) set.customConfigJson = storeJson(patch.customConfig);
+      if (patch.schemaOrg !== undefined) set.schemaOrgJson = storeJson(patch.schemaOrg);
+      const doc = await model.findByIdAndUpdate(id, { $set: set }, { returnDocument: 'after' }).lean<WorkspaceDoc>();
+      return doc ? toWorkspace(doc) : null;
+    },
+  };
+}
+
+export type WorkspaceStore = ReturnType<typeof workspaceStore>;

@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import { route } from '../http/route.js';
+import { notFound } from '../http/errors.js';
+import { requireOperator, addMember } from '../auth/auth.service.js';
+import { revealKey, rotateKey } from '../credentials/credentials.service.js';
+import {
+  addMemberBody,
+  adminWorkspaceSchema,
+  apiKeySchema,
+  createWorkspaceBody,
+  patchWorkspaceBody,
+  workspaceIdParams,
+  workspaceSchema,
+} from './workspaces.schemas.js';
+import { createWorkspace, toAdminWorkspace, toPublicWorkspace, updateWorkspace, workspacesOf } from './workspaces.service.js';
+
+const tags = ['Workspaces'];
+
+export const workspaceRoutes = [
+  route({
+    method: 'get',
+    path: '/external/workspace',
+    summary: 'The workspace the API key belongs to',
+    description: '`customConfig` and `schemaOrg` are returned byte-for-byte as stored.',
+    tags: ['External: content'],
+    auth: 'workspaceKey',
+    responses: { 200: { description: 'The workspace.', schema: workspaceSchema }, 401: 'Missing, unknown, revoked or wrong-kind key.' },
+    handle: async ({ workspace }) => ({ body: toPublicWorkspace(workspace) }),
+  }),
+  route({
+    method: 'post',
+    path: '/admin/workspaces',
+    summary: 'Create a workspace (operators)',
+    description: 'The creator becomes its owner. The answer carries the workspace API key once; Reveal shows it later.',
+    tags,
+    auth: 'session',
+    body: createWorkspaceBody,
+    responses: {
+      201: { description: 'Created.', schema: z.object({ workspace: adminWorkspaceSchema, apiKey: z.string() }) },
+      400: 'Invalid body.',
+      403: 'Not an operator.',
+      409: 'Slug taken.',
+    },
+    handle: async ({ deps, user, body }) => {
+      requireOperator(user);
+      const { workspace, apiKey } = await createWorkspace(deps, user, body);
+      return { status: 201, body: { workspace: toAdminWorkspace(workspace), apiKey } };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/admin/workspaces',
+    summary: "The caller's workspaces",
+    tags,
+    auth: 'session',
+    responses: { 200: { description: 'Workspaces the caller is a member of (all, for operators).', schema: z.object({ items: z.array(adminWorkspaceSchema) }) } },
+    handle: async ({ deps, user }) => ({ body: { items: (await workspacesOf(deps, user)).map(toAdminWorkspace) } }),
+  }),
+  route({
+    method: 'get',
+    path: '/admin/workspaces/:wid',
+    summary: 'One workspace',
+    tags,
+    auth: 'member',
+    params: workspaceIdParams,
+    responses: { 200: { description: 'The workspace.', schema: adminWorkspaceSchema }, 404: 'Not a member, or no such workspace.' },
+    handle: async ({ workspace }) => ({ body: toAdminWorkspace(workspace) }),
+  }),
+  route({
+    method: 'patch',
+    path: '/admin/workspaces/:wid',
+    summary: 'Change workspace settings (owners)',
+    description: 'Emits the `workspace.updated` webhook event. `webhookUrl` carries the webhook secret in its `secret` query parameter.',
+    tags,
+    auth: 'member',
+    role: 'owner',
+    params: workspaceIdParams,
+    body: patchWorkspaceBody,
+    responses: { 200: { description: 'The updated workspace.', schema: adminWorkspaceSchema }, 400: 'Invalid body.', 403: 'Agents may not change settings.' },
+    handle: async ({ deps, workspace, body }) => ({ body: toAdminWorkspace(await updateWorkspace(deps, workspace, body)) }),
+  }),
+  route({
+    method: 'get',
+    path: '/admin/workspaces/:wid/api-key',
+    summary: 'Reveal the workspace API key (owners)',
+    tags,
+    auth: 'member',
+    role: 'owner',
+    params: workspaceIdParams,
+    responses: { 200: { description: 'The live key.', schema: apiKeySchema } },
+    handle: async ({ deps, workspace }) => {
+      const apiKey = await revealKey(deps, workspace.id, 'workspace');
+      if (!apiKey) throw notFound('api_key_not_found', 'This workspace has no live API key.');
+      return { body: { apiKey } };
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/admin/workspaces/:wid/api-key/rotate',
+    summary: 'Rotate the workspace API key (owners)',
+    description: 'The old key stops working at once on every node (keys are resolved from the database on each request).',
+    tags,
+    auth: 'member',
+    role: 'owner',
+    params: workspaceIdParams,
+    responses: { 200: { description: 'The new key.', schema: apiKeySchema } },
+    handle: async ({ deps, workspace }) => ({ body: { apiKey: await rotateKey(deps, workspace.id, 'workspace') } }),
+  }),
+  route({
+    method: 'post',
+    path: '/admin/workspaces/:wid/members',
+    summary: 'Add or change a member (owners and operators)',
+    tags,
+    auth: 'member',
+    role: 'owner',
+    params: workspaceIdParams,
+    body: addMemberBody,
+    responses: { 201: { description: 'Membership stored.', schema: addMemberBody }, 404: 'No such user.' },
+    handle: async ({ deps, workspace, body }) => {
+      await addMember(deps, workspace.id, body.userId, body.role);
+      return { status: 201, body };
+    },
+  }),
+];

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+/** BCP47 language tag (e.g. `en`, `de-CH`, `zh-Hant-TW`), at most 35 characters. */
+export const localeSchema = z
+  .string()
+  .max(35)
+  .regex(/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/, 'must be a BCP47 language tag such as "en" or "de-CH"');
+
+export const jsonObjectSchema = z.record(z.string(), z.unknown());
+
+export const workspaceSchema = z
+  .object({
+    id: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    locales: z.array(z.string()),
+    defaultLocale: z.string(),
+    customConfig: jsonObjectSchema.nullable().describe('Free-form JSON, returned exactly as stored.'),
+    schemaOrg: jsonObjectSchema.nullable().describe('Keyed by `@type`; merged by consumers into per-page JSON-LD.'),
+  })
+  .meta({ id: 'Workspace' });
+
+export const analyticsSettingsSchema = z.object({
+  websiteId: z.uuid(),
+  scriptUrl: z.url({ protocol: /^https?$/ }),
+});
+
+export const adminWorkspaceSchema = workspaceSchema
+  .extend({
+    webhookUrl: z.string().nullable(),
+    analytics: analyticsSettingsSchema.nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'AdminWorkspace' });
+
+const slugSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'must be lowercase letters, digits and single hyphens');
+
+export const createWorkspaceBody = z
+  .object({
+    slug: slugSchema,
+    name: z.string().trim().min(1).max(200),
+    locales: z.array(localeSchema).min(1).max(50),
+    defaultLocale: localeSchema,
+  })
+  .refine((body) => body.locales.includes(body.defaultLocale), { path: ['defaultLocale'], message: 'must be one of locales' })
+  .refine((body) => new Set(body.locales).size === body.locales.length, { path: ['locales'], message: 'must not repeat a locale' });
+
+export const patchWorkspaceBody = z.object({
+  name: z.string().trim().min(1).max(200).optional(),
+  locales: z.array(localeSchema).min(1).max(50).optional(),
+  defaultLocale: localeSchema.optional(),
+  customConfig: jsonObjectSchema.nullable().optional(),
+  schemaOrg: jsonObjectSchema.nullable().optional(),
+  webhookUrl: z.url({ protocol: /^https?$/ }).max(2000).nullable().optional(),
+  analytics: analyticsSettingsSchema.nullable().optional(),
+});
+
+export const workspaceIdParams = z.object({ wid: z.string() });
+
+export const apiKeySchema = z.object({ apiKey: z.string() });
+
+export const addMemberBody = z.object({ userId: z.string().regex(/^[0-9a-f]{24}$/, 'must be a user id'), role: z.enum(['owner', 'agent']) });

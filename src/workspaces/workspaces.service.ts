@@ -1,0 +1,62 @@
+import type { Deps } from '../shared/deps.js';
+import { AppError, conflict, validation } from '../http/errors.js';
+import { rotateKey } from '../credentials/credentials.service.js';
+import { membershipStore } from '../auth/auth.model.js';
+import type { User } from '../auth/auth.model.js';
+import { workspaceStore, type NewWorkspace, type Workspace, type WorkspacePatch } from './workspaces.model.js';
+
+export async function createWorkspace(deps: Deps, creator: User, input: NewWorkspace): Promise<{ workspace: Workspace; apiKey: string }> {
+  const store = workspaceStore(deps.db);
+  if (await store.bySlug(input.slug)) throw conflict('slug_taken', 'A workspace with this slug exists.');
+  let workspace: Workspace;
+  try {
+    workspace = await store.create(input);
+  } catch (error) {
+    if ((error as { code?: number }).code === 11000) throw conflict('slug_taken', 'A workspace with this slug exists.');
+    throw error;
+  }
+  await membershipStore(deps.db).upsert(workspace.id, creator.id, 'owner');
+  const apiKey = await rotateKey(deps, workspace.id, 'workspace');
+  return { workspace, apiKey };
+}
+
+export async function updateWorkspace(deps: Deps, current: Workspace, patch: WorkspacePatch): Promise<Workspace> {
+  const locales = patch.locales ?? current.locales;
+  const defaultLocale = patch.defaultLocale ?? current.defaultLocale;
+  if (!locales.includes(defaultLocale)) {
+    throw validation([{ path: 'defaultLocale', message: 'must be one of locales' }]);
+  }
+  const updated = await workspaceStore(deps.db).update(current.id, patch);
+  if (!updated) throw new AppError(404, 'workspace_not_found', 'No such workspace.');
+  await deps.events.publish({ event: 'workspace.updated', workspaceId: updated.id, at: deps.clock.now().toISOString() });
+  return updated;
+}
+
+export async function workspacesOf(deps: Deps, user: User): Promise<Workspace[]> {
+  const store = workspaceStore(deps.db);
+  if (user.isOperator) return store.all();
+  return store.byIds(await membershipStore(deps.db).workspaceIdsOf(user.id));
+}
+
+/** The public Workspace object of the spec: free-form JSON exactly as stored. */
+export function toPublicWorkspace(workspace: Workspace) {
+  return {
+    id: workspace.id,
+    slug: workspace.slug,
+    name: workspace.name,
+    locales: workspace.locales,
+    defaultLocale: workspace.defaultLocale,
+    customConfig: workspace.customConfig,
+    schemaOrg: workspace.schemaOrg,
+  };
+}
+
+export function toAdminWorkspace(workspace: Workspace) {
+  return {
+    ...toPublicWorkspace(workspace),
+    webhookUrl: workspace.webhookUrl,
+    analytics: workspace.analytics,
+    createdAt: workspace.createdAt.toISOString(),
+    updatedAt: workspace.updatedAt.toISOString(),
+  };
+}

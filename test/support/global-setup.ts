@@ -1,0 +1,25 @@
+import { tsImport } from 'tsx/esm/api';
+import type { RunningService } from './services.js';
+
+/**
+ * Starts one FerretDB and one private Redis for the whole run, unless MONGODB_URI / REDIS_URL point at
+ * servers already. Each test file then uses databases of its own. (Jest loads this file outside its
+ * module mapper, so the TypeScript services are imported through tsx.)
+ */
+export default async function globalSetup(): Promise<void> {
+  const { startEngine, startRedis } = (await tsImport('./services.ts', import.meta.url)) as typeof import('./services.js');
+  const started: RunningService[] = [];
+  if (process.env.MONGODB_URI) process.env.TEST_MONGODB_URI = process.env.MONGODB_URI;
+  else {
+    const engine = await startEngine();
+    started.push(engine);
+    process.env.TEST_MONGODB_URI = engine.url;
+  }
+  if (process.env.REDIS_URL) process.env.TEST_REDIS_URL = process.env.REDIS_URL;
+  else {
+    const redis = await startRedis();
+    started.push(redis);
+    process.env.TEST_REDIS_URL = redis.url;
+  }
+  (globalThis as { __hearthServices?: RunningService[] }).__hearthServices = started;
+}
