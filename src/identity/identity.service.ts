@@ -1,0 +1,49 @@
+import type { Deps } from '../shared/deps.js';
+import { constantTimeEqual, hmacSha256Hex } from '../shared/crypto.js';
+import { revealKey } from '../credentials/credentials.service.js';
+import { identitySecretStore } from './identity.model.js';
+
+/** The fixed context of the derived signing secret (versioned, per the spec). */
+export const IDENTITY_CONTEXT = 'service:live-chat:identity:v1';
+
+/** Derived secret: lowercase hex of HMAC-SHA256(key = workspace API key, message = context). */
+export function derivedIdentitySecret(apiKey: string): string {
+  return hmacSha256Hex(apiKey, IDENTITY_CONTEXT);
+}
+
+/** identityToken = hex HMAC-SHA256 over externalId, keyed with the secret's UTF-8 bytes. */
+export function signIdentity(secret: string, externalId: string): string {
+  return hmacSha256Hex(secret, externalId);
+}
+
+/** Sets (or clears, with null) the explicit identity secret of the live-chat settings; stored encrypted. */
+export async function setExplicitIdentitySecret(deps: Deps, workspaceId: string, secret: string | null): Promise<void> {
+  await identitySecretStore(deps.db).set(workspaceId, secret === null ? null : deps.secretBox.seal(secret));
+}
+
+export async function hasExplicitIdentitySecret(deps: Deps, workspaceId: string): Promise<boolean> {
+  return (await identitySecretStore(deps.db).get(workspaceId)) !== null;
+}
+
+/** The secrets a token may be signed with: the derived one, plus the explicit one when configured. */
+async function identitySecrets(deps: Deps, workspaceId: string): Promise<string[]> {
+  const [apiKey, sealedExplicit] = await Promise.all([revealKey(deps, workspaceId, 'workspace'), identitySecretStore(deps.db).get(workspaceId)]);
+  const secrets: string[] = [];
+  if (apiKey) secrets.push(derivedIdentitySecret(apiKey));
+  if (sealedExplicit) secrets.push(deps.secretBox.open(sealedExplicit));
+  return secrets;
+}
+
+/**
+ * True when `identityToken` is a valid signature of `externalId` under one of the workspace's secrets.
+ * Hex case is ignored; comparison is constant-time. Anything malformed is simply not verified.
+ */
+export async function verifyIdentityToken(deps: Deps, workspaceId: string, externalId: unknown, identityToken: unknown): Promise<boolean> {
+  if (typeof externalId !== 'string' || typeof identityToken !== 'string') return false;
+  if (!/^[0-9a-fA-F]{64}$/.test(identityToken)) return false;
+  const presented = identityToken.toLowerCase();
+  const secrets = await identitySecrets(deps, workspaceId);
+  let valid = false;
+  for (const secret of secrets) valid = constantTimeEqual(signIdentity(secret, externalId), presented) || valid;
+  return valid;
+}
