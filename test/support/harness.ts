@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadConfig } from '../../src/config/config.js';
 import { createNode, type HearthNode, type NodeOptions } from '../../src/server.js';
 import type { Clock } from '../../src/shared/clock.js';
@@ -15,6 +15,7 @@ export interface TestNodeOptions {
   env?: Record<string, string>;
   jobsProcessEvery?: number;
   app?: NodeOptions['app'];
+  logger?: Logger;
 }
 
 export function uniqueDbName(prefix = 't'): string {
@@ -41,7 +42,7 @@ export async function startTestNode(options: TestNodeOptions = {}): Promise<Hear
   return createNode({
     config: config as NodeOptions['config'],
     clock: options.clock,
-    logger: pino({ level: config.LOG_LEVEL }),
+    logger: options.logger ?? pino({ level: config.LOG_LEVEL }),
     jobsProcessEvery: options.jobsProcessEvery ?? 100,
     app: options.app,
   });
