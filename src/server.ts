@@ -52,7 +52,7 @@ export async function createNode(options: NodeOptions): Promise<HearthNode> {
     clock,
     logger,
     events: new EventBus(),
-    counters: redis ? new RedisCounters(redis) : new MemoryCounters(clock),
+    counters: redis ? new RedisCounters(redis, new MemoryCounters(clock), logger) : new MemoryCounters(clock),
     secretBox: new SecretBox(config.KEY_ENCRYPTION_SECRET),
     realtime,
     jobs,
@@ -77,10 +77,12 @@ export async function createNode(options: NodeOptions): Promise<HearthNode> {
     (stopping ??= (async () => {
       // Stop accepting, let in-flight requests finish, then close sockets, jobs and connections.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      // Keep-alive connections turn idle once their in-flight request is answered; close them then.
+      const reapIdle = setInterval(() => server.closeIdleConnections(), 50);
       const force = setTimeout(() => server.closeAllConnections(), 8_000);
       await realtime.close();
       await closed;
+      clearInterval(reapIdle);
       clearTimeout(force);
       await jobs.stop();
       await db.close();

@@ -10,6 +10,8 @@ export type RedisClient = ReturnType<typeof createClient>;
 export async function connectRedis(url: string, logger: Logger, name = 'main'): Promise<RedisClient> {
   const client = createClient({
     url,
+    // Fail fast while disconnected instead of queueing: callers fall back or report, never hang.
+    disableOfflineQueue: true,
     socket: { reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5_000), connectTimeout: 5_000 },
   });
   let lastError = '';

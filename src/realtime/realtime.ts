@@ -17,8 +17,9 @@ export async function createRealtime(options: { logger: Logger; redis?: RedisCli
   const io = new Server({ cors: { origin: '*' }, serveClient: false });
   const extraClients: RedisClient[] = [];
   if (options.redis) {
-    const pub = options.redis.duplicate();
-    const sub = options.redis.duplicate();
+    // The adapter's publishes queue while Redis is away (sockets of this node are served meanwhile).
+    const pub = options.redis.duplicate({ disableOfflineQueue: false });
+    const sub = options.redis.duplicate({ disableOfflineQueue: false });
     for (const [client, role] of [[pub, 'adapter-pub'], [sub, 'adapter-sub']] as const) {
       client.on('error', (error: Error) => options.logger.error({ err: error, client: role }, 'redis adapter error'));
     }

@@ -1,4 +1,5 @@
 import type { RedisClient } from '../db/redis.js';
+import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 
 export interface WindowCount {
@@ -16,10 +17,26 @@ export interface Counters {
   reset(key: string): Promise<void>;
 }
 
+/**
+ * While Redis is unreachable the node counts in its own memory (logged once), so limits still hold per
+ * node and requests never hang on a queued Redis command.
+ */
 export class RedisCounters implements Counters {
-  constructor(private readonly redis: RedisClient) {}
+  private degraded = false;
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly fallback: Counters,
+    private readonly logger: Logger,
+  ) {}
 
   async hit(key: string, windowMs: number): Promise<WindowCount> {
+    if (!this.redis.isReady) {
+      if (!this.degraded) this.logger.warn('redis unavailable: counting rate limits in this node until it is back');
+      this.degraded = true;
+      return this.fallback.hit(key, windowMs);
+    }
+    this.degraded = false;
     const fullKey = `hearth:counter:${key}`;
     const [count, , ttl] = (await this.redis
       .multi()
@@ -31,7 +48,8 @@ export class RedisCounters implements Counters {
   }
 
   async reset(key: string): Promise<void> {
-    await this.redis.del(`hearth:counter:${key}`);
+    await this.fallback.reset(key);
+    if (this.redis.isReady) await this.redis.del(`hearth:counter:${key}`);
   }
 }
 

@@ -74,7 +74,7 @@ export async function request<T = any>(baseUrl: string, path: string, options: R
   if (options.publishableKey) headers['X-Publishable-Key'] = options.publishableKey;
   if (options.token) headers.Authorization = `Bearer ${options.token}`;
   const response = await fetch(baseUrl + path, {
-    method: options.method ?? (options.body !== undefined ? 'POST' : 'GET'),
+    method: options.method ?? (options.body !== undefined || options.rawBody !== undefined ? 'POST' : 'GET'),
     headers,
     body: options.rawBody ?? (options.body !== undefined ? JSON.stringify(options.body) : undefined),
   });

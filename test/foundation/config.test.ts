@@ -1,0 +1,47 @@
+import { spawnSync } from 'node:child_process';
+import { describe, expect, test } from '@jest/globals';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+
+describe('configuration', () => {
+  test('defaults apply when the environment is empty', () => {
+    const config = loadConfig({});
+    expect(config.PORT).toBe(3000);
+    expect(config.WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe(false);
+    expect(config.WEBHOOK_RETRY_BASE_MS).toBe(10_000);
+    expect(config.NODE_ROLE).toBe('all');
+  });
+
+  test.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['MONGODB_URI', 'postgres://x'],
+    ['REDIS_URL', 'http://x'],
+    ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'maybe'],
+    ['RATE_LIMIT_PER_MINUTE', '0'],
+    ['KEY_ENCRYPTION_SECRET', 'short'],
+    ['NODE_ROLE', 'both'],
+    ['ADMIN_EMAIL', 'not-an-email'],
+  ])('a wrong %s (%s) is rejected naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    try {
+      loadConfig({ [name]: value });
+    } catch (error) {
+      expect((error as Error).message).toContain(name);
+    }
+  });
+
+  test('production requires an encryption secret for stored keys', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/KEY_ENCRYPTION_SECRET/);
+    expect(loadConfig({ NODE_ENV: 'production', KEY_ENCRYPTION_SECRET: 'x'.repeat(32) }).NODE_ENV).toBe('production');
+  });
+
+  test('the server refuses to start on a wrong value and says which variable', () => {
+    const result = spawnSync('npx', ['tsx', 'src/main.ts'], {
+      env: { ...process.env, PORT: 'not-a-port', MONGODB_URI: '' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('PORT');
+  });
+});
