@@ -39,6 +39,10 @@ async function main(): Promise<void> {
 
   let engine: EmbeddedEngine | undefined;
   let mongoUri = config.MONGODB_URI;
+  if (!mongoUri && !embeddedDefault) {
+    console.error('MONGODB_URI is required in production (the embedded FerretDB engine is for development only).');
+    process.exit(1);
+  }
   if (!mongoUri) {
     try {
       const binary = findFerretDb(config.FERRETDB_BIN) ?? installFerretDb(projectRoot, (line) => logger.info(line));
