@@ -67,7 +67,7 @@ async function main(): Promise<void> {
     logger,
   });
 
-  if (config.SEED_DEMO && adminEmail) {
+  if ((config.SEED_DEMO ?? embeddedDefault) && adminEmail) {
     const seed = await seedDemo(node.deps, adminEmail, demoSeeders);
     const base = config.PUBLIC_URL ?? node.url;
     const lines = [

@@ -20,6 +20,8 @@ const configSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(10_000),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
+  /** First wait before an outbox mail is retried after an SMTP failure; later waits double (capped at 1 h). */
+  EMAIL_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).default(10),
   LOGIN_FAILURE_WINDOW_MINUTES: z.coerce.number().int().min(1).default(15),
@@ -28,7 +30,8 @@ const configSchema = z.object({
   NODE_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().min(1).default('.data'),
-  SEED_DEMO: bool.default(true),
+  /** Seed the demo workspace on start; default on outside production. */
+  SEED_DEMO: bool.optional(),
   FERRETDB_BIN: z.string().optional(),
 });
 
