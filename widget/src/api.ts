@@ -1,0 +1,89 @@
+import type { ChatMessage } from '../../src/realtime/events';
+import type { MessagesPage } from './transport';
+
+/** The widget config of `GET /external/live-chat/config`. */
+export interface WidgetConfig {
+  enabled: boolean;
+  greeting?: string;
+  offlineMessage?: string | null;
+  theme?: Record<string, string> | null;
+  online?: boolean;
+}
+
+export interface VisitorIdentity {
+  externalId: string;
+  name?: string;
+  email?: string;
+  identityToken?: string;
+}
+
+export interface StartBody {
+  visitorSessionId: string;
+  conversationToken?: string;
+  pageUrl?: string;
+  referrer?: string;
+  locale?: string;
+  visitor?: VisitorIdentity;
+}
+
+export interface StartResult {
+  enabled: boolean;
+  conversationId?: string;
+  conversationToken?: string;
+  greeting?: string;
+  resumed?: boolean;
+}
+
+/** An error answer of the API (`{code, message}`), or a network failure (status 0). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface Api {
+  config(locale: string): Promise<WidgetConfig>;
+  start(body: StartBody): Promise<StartResult>;
+  send(token: string, body: string): Promise<ChatMessage>;
+  messages(token: string, after?: string): Promise<MessagesPage>;
+}
+
+export function createApi(base: string, publishableKey: string): Api {
+  async function call<T>(path: string, init: RequestInit = {}): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(base + path, { ...init, credentials: 'omit', cache: 'no-store' });
+    } catch {
+      throw new ApiError(0, 'network_error', 'The chat service could not be reached.');
+    }
+    let body: unknown;
+    try {
+      body = await response.json();
+    } catch {
+      body = undefined;
+    }
+    if (!response.ok) {
+      const error = (body ?? {}) as { code?: string; message?: string };
+      throw new ApiError(response.status, error.code ?? 'http_error', error.message ?? `HTTP ${response.status}`);
+    }
+    return body as T;
+  }
+  const json = (payload: unknown, extra: Record<string, string> = {}): RequestInit => ({
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...extra },
+    body: JSON.stringify(payload),
+  });
+  const conv = (token: string) => `/external/live-chat/conversations/${encodeURIComponent(token)}/messages`;
+  return {
+    // The key rides in the query on GET so the config call needs no CORS preflight.
+    config: (locale) =>
+      call(`/external/live-chat/config?locale=${encodeURIComponent(locale)}&publishableKey=${encodeURIComponent(publishableKey)}`),
+    start: (body) => call('/external/live-chat/conversations', json(body, { 'X-Publishable-Key': publishableKey })),
+    send: (token, body) => call(conv(token), json({ body })),
+    messages: (token, after) => call(conv(token) + (after ? `?after=${encodeURIComponent(after)}` : '')),
+  };
+}

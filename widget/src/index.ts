@@ -1,0 +1,123 @@
+/**
+ * Entry of the embeddable bundle:
+ *   <script src="https://hearth.example/widget/widget.js" data-publishable-key="pk_..." async></script>
+ *
+ * The bundle is one IIFE: its only global is `window.Hearth` (the public JS API). Calls made before the
+ * script loaded can be queued by a stub `window.Hearth = {q: [['identify', {...}]]}`; they are replayed.
+ */
+import { io, type Socket } from 'socket.io-client';
+import { NAMESPACES, type ClientEvents, type WidgetServerEvents } from '../../src/realtime/events';
+import type { VisitorIdentity } from './api';
+import type { SocketHandle, SocketHandlers } from './transport';
+import { HearthWidget, type WidgetOptions } from './widget';
+
+interface HearthApi {
+  identify(visitor: VisitorIdentity): void;
+  open(): void;
+  close(): void;
+  shutdown(): void;
+  /** Starts the widget by hand (tag without `data-publishable-key`, or after `shutdown()`). */
+  boot(options: { publishableKey: string; base?: string; locale?: string }): void;
+  readonly version: string;
+}
+
+type QueuedCall = [keyof HearthApi, ...unknown[]];
+
+declare global {
+  interface Window {
+    Hearth?: HearthApi | { q?: QueuedCall[] };
+  }
+}
+
+function socketConnector(base: string): (token: string, handlers: SocketHandlers) => SocketHandle {
+  return (token, handlers) => {
+    const socket: Socket<WidgetServerEvents, ClientEvents> = io(base + NAMESPACES.widget, {
+      auth: { conversationToken: token },
+      reconnectionDelay: 1_000,
+      reconnectionDelayMax: 15_000,
+      withCredentials: false,
+    });
+    socket.on('connect', handlers.connected);
+    socket.on('disconnect', handlers.disconnected);
+    socket.on('connect_error', handlers.disconnected);
+    socket.on('message.created', (payload) => {
+      if (payload && payload.message) handlers.message(payload.message);
+    });
+    socket.on('conversation.updated', (payload) => {
+      if (payload && payload.status) handlers.status(payload.status);
+    });
+    return { close: () => void socket.disconnect() };
+  };
+}
+
+function positiveInt(value: string | undefined): number | undefined {
+  const n = value ? Number(value) : NaN;
+  return Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
+function safeStorage(): Storage | null {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+}
+
+(function main() {
+  const existing = window.Hearth as { q?: QueuedCall[]; version?: string } | undefined;
+  if (existing && existing.version) return; // loaded twice: the first copy stays in charge
+
+  const script =
+    (document.currentScript as HTMLScriptElement | null) ?? document.querySelector<HTMLScriptElement>('script[data-publishable-key][src*="widget"]');
+  const data = script?.dataset ?? {};
+  const scriptOrigin = script?.src ? new URL(script.src, location.href).origin : location.origin;
+  let widget: HearthWidget | null = null;
+  const pending: VisitorIdentity[] = [];
+
+  function start(options: { publishableKey: string; base?: string; locale?: string }): void {
+    if (widget || !options.publishableKey) return;
+    const base = (options.base ?? data.apiBase ?? scriptOrigin).replace(/\/+$/, '');
+    const config: WidgetOptions = {
+      publishableKey: options.publishableKey,
+      base,
+      locale: options.locale ?? data.locale ?? navigator.language ?? 'en',
+      storage: safeStorage(),
+      // `data-transport="polling"` switches the socket off (sites whose proxies break upgrades).
+      connectSocket: data.transport === 'polling' ? undefined : socketConnector(base),
+      pollMinMs: positiveInt(data.pollMinMs),
+      pollMaxMs: positiveInt(data.pollMaxMs),
+      socketGraceMs: positiveInt(data.socketGraceMs),
+      open: data.open === 'true',
+    };
+    widget = new HearthWidget(config);
+    for (const visitor of pending.splice(0)) widget.identify(visitor);
+    void widget.boot();
+  }
+
+  const api: HearthApi = {
+    version: '1',
+    identify(visitor) {
+      if (widget) widget.identify(visitor);
+      else pending.push(visitor);
+    },
+    open: () => widget?.open(),
+    close: () => widget?.close(),
+    shutdown() {
+      widget?.shutdown();
+      widget = null;
+    },
+    boot: (options) => start(options),
+  };
+  window.Hearth = api;
+
+  // Replay calls queued by a stub before the script loaded; `boot` first so identify reaches the widget.
+  const queued = existing?.q ?? [];
+  const identifyQueued = queued.filter(([name]) => name === 'identify');
+  for (const [, visitor] of identifyQueued) api.identify(visitor as VisitorIdentity);
+  if (data.publishableKey) start({ publishableKey: data.publishableKey });
+  for (const [name, ...args] of queued) {
+    if (name === 'identify' || name === 'version') continue;
+    const fn = api[name] as (...a: unknown[]) => void;
+    if (typeof fn === 'function') fn(...args);
+  }
+})();

@@ -1,0 +1,300 @@
+import type { ChatMessage } from '../../src/realtime/events';
+import { compareMessages } from './transport';
+
+/**
+ * The widget's DOM: one host element with a shadow root, so the host page's styles do not reach in and
+ * ours do not leak out. Every piece of text is set with `textContent`, never parsed as HTML.
+ */
+
+const CSS = `
+:host{all:initial}
+*{box-sizing:border-box}
+.w{position:fixed;right:20px;bottom:20px;z-index:2147483000;font-family:var(--hearth-font,system-ui,-apple-system,"Segoe UI",Roboto,sans-serif);font-size:14px;line-height:1.4;color:var(--hearth-text,#1d2330)}
+.launcher{all:unset;box-sizing:border-box;cursor:pointer;width:56px;height:56px;border-radius:50%;background:var(--hearth-primary,#2d5be3);color:var(--hearth-primary-text,#fff);display:flex;align-items:center;justify-content:center;box-shadow:0 4px 14px rgba(0,0,0,.25);position:relative;float:right}
+.launcher:focus-visible,button:focus-visible,textarea:focus-visible{outline:3px solid var(--hearth-focus,#ffbf47);outline-offset:2px}
+.launcher svg{width:26px;height:26px;fill:currentColor}
+.badge{position:absolute;top:-4px;right:-4px;min-width:20px;height:20px;border-radius:10px;background:#d4351c;color:#fff;font-size:12px;display:flex;align-items:center;justify-content:center;padding:0 5px}
+.badge[hidden]{display:none}
+.panel{position:absolute;right:0;bottom:70px;width:min(360px,calc(100vw - 40px));height:min(520px,calc(100vh - 110px));background:var(--hearth-background,#fff);border-radius:var(--hearth-radius,12px);box-shadow:0 8px 30px rgba(0,0,0,.25);display:flex;flex-direction:column;overflow:hidden}
+.panel[hidden]{display:none}
+header{background:var(--hearth-primary,#2d5be3);color:var(--hearth-primary-text,#fff);padding:12px 14px;display:flex;align-items:center;gap:8px}
+header h2{font-size:16px;margin:0;flex:1;font-weight:600}
+.state{font-size:12px;opacity:.9}
+.x{all:unset;cursor:pointer;font-size:22px;line-height:1;padding:2px 6px;border-radius:4px}
+.intro{margin:12px 14px 0;padding:10px 12px;background:var(--hearth-intro-background,#f1f3f8);border-radius:10px;white-space:pre-wrap}
+ol{list-style:none;margin:0;padding:12px 14px;flex:1;overflow-y:auto;display:flex;flex-direction:column;gap:8px}
+li{max-width:80%;padding:8px 11px;border-radius:12px;white-space:pre-wrap;overflow-wrap:anywhere}
+li.VISITOR{align-self:flex-end;background:var(--hearth-primary,#2d5be3);color:var(--hearth-primary-text,#fff)}
+li.AGENT{align-self:flex-start;background:var(--hearth-agent-background,#eceff5);color:var(--hearth-text,#1d2330)}
+.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.notice{margin:0 14px 8px;padding:8px 10px;border-radius:8px;background:#fdf2e9;color:#6b3200;font-size:13px}
+.notice[hidden],.restart[hidden]{display:none}
+.restart{all:unset;cursor:pointer;display:block;margin:0 14px 10px;padding:8px 10px;text-align:center;border-radius:8px;border:1px solid var(--hearth-primary,#2d5be3);color:var(--hearth-primary,#2d5be3)}
+form{display:flex;gap:8px;padding:10px 14px;border-top:1px solid #e3e6ee}
+form[hidden]{display:none}
+textarea{flex:1;resize:none;font:inherit;color:inherit;padding:8px;border:1px solid #c5cad6;border-radius:8px;min-height:40px;max-height:120px;background:#fff}
+.send{all:unset;cursor:pointer;padding:0 14px;border-radius:8px;background:var(--hearth-primary,#2d5be3);color:var(--hearth-primary-text,#fff);font-weight:600}
+.send[disabled]{opacity:.5;cursor:default}
+`;
+
+export interface UiStrings {
+  title: string;
+  open: string;
+  close: string;
+  messageLabel: string;
+  placeholder: string;
+  send: string;
+  you: string;
+  agent: string;
+  restart: string;
+}
+
+export const DEFAULT_STRINGS: UiStrings = {
+  title: 'Chat with us',
+  open: 'Open chat',
+  close: 'Close chat',
+  messageLabel: 'Your message',
+  placeholder: 'Type a message…',
+  send: 'Send',
+  you: 'You',
+  agent: 'Team',
+  restart: 'Start a new conversation',
+};
+
+export interface UiCallbacks {
+  onOpen(): void;
+  onSend(text: string): Promise<boolean>;
+  onRestart(): void;
+}
+
+const MAX_BODY = 2000;
+
+function el<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, attrs: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] {
+  const node = doc.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** Theme names map to our CSS variables: `primary`, `primaryColor`, `--hearth-primary` all mean the same. */
+const THEME_ALIASES: Record<string, string> = {
+  'primary-color': 'primary',
+  'accent': 'primary',
+  'accent-color': 'primary',
+  'brand-color': 'primary',
+  'text-color': 'text',
+  'background-color': 'background',
+  'font-family': 'font',
+  'border-radius': 'radius',
+};
+
+export function themeVariable(name: string): string | null {
+  const kebab = name
+    .replace(/^--/, '')
+    .replace(/^hearth-/, '')
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .toLowerCase();
+  if (!/^[a-z0-9-]{1,40}$/.test(kebab)) return null;
+  return `--hearth-${THEME_ALIASES[kebab] ?? kebab}`;
+}
+
+export class ChatUi {
+  readonly host: HTMLElement;
+  private readonly root: ShadowRoot;
+  private readonly launcher: HTMLButtonElement;
+  private readonly badge: HTMLElement;
+  private readonly panel: HTMLElement;
+  private readonly state: HTMLElement;
+  private readonly intro: HTMLElement;
+  private readonly list: HTMLOListElement;
+  private readonly notice: HTMLElement;
+  private readonly restart: HTMLButtonElement;
+  private readonly form: HTMLFormElement;
+  private readonly input: HTMLTextAreaElement;
+  private readonly sendButton: HTMLButtonElement;
+  private opened = false;
+  private unread = 0;
+  private sending = false;
+
+  constructor(
+    private readonly doc: Document,
+    private readonly callbacks: UiCallbacks,
+    private readonly strings: UiStrings = DEFAULT_STRINGS,
+  ) {
+    this.host = el(doc, 'div', { 'data-hearth-widget': '' });
+    // Inline so that even a hostile host stylesheet cannot hide or move the host box.
+    this.host.style.cssText = 'all:initial;position:fixed;z-index:2147483000;right:0;bottom:0;width:0;height:0';
+    this.root = this.host.attachShadow({ mode: 'open' });
+    const style = el(doc, 'style', {}, CSS);
+    const wrap = el(doc, 'div', { class: 'w' });
+
+    this.panel = el(doc, 'section', { class: 'panel', id: 'hearth-panel', role: 'dialog', 'aria-label': strings.title, hidden: '' });
+    const header = el(doc, 'header');
+    const titleBox = el(doc, 'div', { style: 'flex:1' });
+    titleBox.append(el(doc, 'h2', { id: 'hearth-title' }, strings.title));
+    this.state = el(doc, 'div', { class: 'state' });
+    titleBox.append(this.state);
+    const closeButton = el(doc, 'button', { class: 'x', type: 'button', 'aria-label': strings.close }, '×');
+    closeButton.addEventListener('click', () => this.close());
+    header.append(titleBox, closeButton);
+
+    this.intro = el(doc, 'p', { class: 'intro', hidden: '' });
+    // role=log is a polite live region: screen readers announce each message as it is appended.
+    this.list = el(doc, 'ol', { role: 'log', 'aria-live': 'polite', 'aria-relevant': 'additions', 'aria-label': 'Messages' });
+    this.notice = el(doc, 'p', { class: 'notice', role: 'alert', hidden: '' });
+    this.restart = el(doc, 'button', { class: 'restart', type: 'button', hidden: '' }, strings.restart);
+    this.restart.addEventListener('click', () => this.callbacks.onRestart());
+
+    this.form = el(doc, 'form');
+    const label = el(doc, 'label', { for: 'hearth-input', class: 'sr' }, strings.messageLabel);
+    this.input = el(doc, 'textarea', { id: 'hearth-input', rows: '1', maxlength: String(MAX_BODY), placeholder: strings.placeholder });
+    this.sendButton = el(doc, 'button', { class: 'send', type: 'submit' }, strings.send);
+    this.form.append(label, this.input, this.sendButton);
+    this.form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      void this.submit();
+    });
+    this.input.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        void this.submit();
+      }
+    });
+    this.panel.append(header, this.intro, this.list, this.notice, this.restart, this.form);
+    this.panel.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape') {
+        event.stopPropagation();
+        this.close();
+      }
+    });
+
+    this.launcher = el(doc, 'button', { class: 'launcher', type: 'button', 'aria-label': strings.open, 'aria-expanded': 'false', 'aria-controls': 'hearth-panel' });
+    const svgNs = 'http://www.w3.org/2000/svg';
+    const svg = doc.createElementNS(svgNs, 'svg');
+    svg.setAttribute('viewBox', '0 0 24 24');
+    svg.setAttribute('aria-hidden', 'true');
+    const path = doc.createElementNS(svgNs, 'path');
+    path.setAttribute('d', 'M4 3h16a2 2 0 0 1 2 2v11a2 2 0 0 1-2 2H8l-5 4V5a2 2 0 0 1 1-2z');
+    svg.append(path);
+    this.badge = el(doc, 'span', { class: 'badge', hidden: '', 'aria-hidden': 'true' });
+    this.launcher.append(svg, this.badge);
+    this.launcher.addEventListener('click', () => (this.opened ? this.close() : this.open()));
+
+    wrap.append(this.panel, this.launcher);
+    this.root.append(style, wrap);
+    (doc.body ?? doc.documentElement).append(this.host);
+  }
+
+  get isOpen(): boolean {
+    return this.opened;
+  }
+
+  applyTheme(theme: Record<string, string> | null | undefined): void {
+    if (!theme || typeof theme !== 'object') return;
+    for (const [name, value] of Object.entries(theme)) {
+      const variable = themeVariable(name);
+      // setProperty goes through the CSSOM: a value cannot break out into other declarations.
+      if (variable && typeof value === 'string' && value.length <= 200) this.host.style.setProperty(variable, value);
+    }
+  }
+
+  setIntro(text: string | null | undefined): void {
+    this.intro.textContent = text ?? '';
+    this.intro.hidden = !text;
+  }
+
+  setStateText(text: string): void {
+    this.state.textContent = text;
+  }
+
+  open(): void {
+    if (this.opened) return;
+    this.opened = true;
+    this.panel.hidden = false;
+    this.launcher.setAttribute('aria-expanded', 'true');
+    this.launcher.setAttribute('aria-label', this.strings.close);
+    this.setUnread(0);
+    this.scrollToEnd();
+    (this.form.hidden ? this.restart : this.input).focus();
+    this.callbacks.onOpen();
+  }
+
+  close(): void {
+    if (!this.opened) return;
+    this.opened = false;
+    this.panel.hidden = true;
+    this.launcher.setAttribute('aria-expanded', 'false');
+    this.launcher.setAttribute('aria-label', this.strings.open);
+    this.launcher.focus();
+  }
+
+  /** Renders messages in `createdAt` order; a message already shown (same id) is not shown again. */
+  addMessages(messages: readonly ChatMessage[]): void {
+    let incoming = 0;
+    for (const message of messages) {
+      if (this.list.querySelector(`li[data-id="${CSS_escape(message.id)}"]`)) continue;
+      const item = el(this.doc, 'li', { class: message.sender === 'AGENT' ? 'AGENT' : 'VISITOR', 'data-id': message.id, 'data-sender': message.sender, 'data-created-at': message.createdAt });
+      item.append(el(this.doc, 'span', { class: 'sr' }, `${message.sender === 'AGENT' ? this.strings.agent : this.strings.you}: `));
+      item.append(this.doc.createTextNode(message.body));
+      const next = [...this.list.children].find((child) => {
+        const other = child as HTMLElement;
+        return compareMessages(message, { id: other.dataset.id ?? '', createdAt: other.dataset.createdAt ?? '', sender: 'AGENT', body: '' }) < 0;
+      });
+      this.list.insertBefore(item, next ?? null);
+      if (message.sender === 'AGENT') incoming += 1;
+    }
+    if (!this.opened && incoming) this.setUnread(this.unread + incoming);
+    this.scrollToEnd();
+  }
+
+  clearMessages(): void {
+    this.list.replaceChildren();
+  }
+
+  showNotice(text: string | null): void {
+    this.notice.textContent = text ?? '';
+    this.notice.hidden = !text;
+  }
+
+  /** Closed conversation: the form gives way to a "start a new conversation" button. */
+  setClosed(closed: boolean): void {
+    const hadFocus = this.root.activeElement === this.input;
+    this.form.hidden = closed;
+    this.restart.hidden = !closed;
+    if (closed && hadFocus) this.restart.focus();
+    if (!closed && this.opened) this.input.focus();
+  }
+
+  destroy(): void {
+    this.host.remove();
+  }
+
+  private setUnread(count: number): void {
+    this.unread = count;
+    this.badge.textContent = String(count);
+    this.badge.hidden = count === 0;
+    this.launcher.setAttribute('aria-label', count && !this.opened ? `${this.strings.open} (${count} new)` : this.opened ? this.strings.close : this.strings.open);
+  }
+
+  private scrollToEnd(): void {
+    this.list.scrollTop = this.list.scrollHeight;
+  }
+
+  private async submit(): Promise<void> {
+    const text = this.input.value.trim();
+    if (!text || this.sending) return;
+    this.sending = true;
+    this.sendButton.disabled = true;
+    try {
+      if (await this.callbacks.onSend(text)) this.input.value = '';
+    } finally {
+      this.sending = false;
+      this.sendButton.disabled = false;
+      if (!this.form.hidden) this.input.focus();
+    }
+  }
+}
+
+function CSS_escape(value: string): string {
+  return value.replace(/["\\]/g, '\\$&');
+}

@@ -1,0 +1,288 @@
+import type { ChatMessage } from '../../src/realtime/events';
+import { ApiError, createApi, type Api, type VisitorIdentity, type WidgetConfig } from './api';
+import { Transport, type SocketHandle, type SocketHandlers } from './transport';
+import { ChatUi } from './ui';
+
+export interface WidgetOptions {
+  publishableKey: string;
+  /** Origin of the Hearth server (the script's own origin by default). */
+  base: string;
+  locale: string;
+  storage: Storage | null;
+  connectSocket?: (token: string, handlers: SocketHandlers) => SocketHandle;
+  pollMinMs?: number;
+  pollMaxMs?: number;
+  socketGraceMs?: number;
+  /** Open the panel as soon as the widget is ready. */
+  open?: boolean;
+}
+
+interface Saved {
+  token: string;
+  externalId?: string;
+}
+
+export const TEXT = {
+  online: 'We are online',
+  offline: 'We will reply as soon as we can',
+  flood: 'You are sending messages very quickly. Please wait a moment, then try again.',
+  closed: 'This conversation was closed by our team. You can start a new one.',
+  invalid: 'This message could not be sent. Messages can be up to 2000 characters.',
+  network: 'We could not reach the chat service. Please check your connection and try again.',
+  failed: 'Something went wrong while sending. Please try again.',
+  unavailable: 'Chat is not available right now.',
+};
+
+function randomId(): string {
+  const c = globalThis.crypto;
+  if (c && typeof c.randomUUID === 'function') return c.randomUUID();
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
+}
+
+/** One widget on one page: config, conversation, transport and UI wired together. */
+export class HearthWidget {
+  private readonly api: Api;
+  private ui: ChatUi | null = null;
+  private config: WidgetConfig | null = null;
+  private transport: Transport | null = null;
+  private saved: Saved | null;
+  private visitor: VisitorIdentity | null = null;
+  private starting: Promise<void> | null = null;
+  private closed = false;
+  private destroyed = false;
+  private readonly storageKey: string;
+  private ready: Promise<void> | null = null;
+
+  constructor(private readonly options: WidgetOptions) {
+    this.api = createApi(options.base, options.publishableKey);
+    // One token per workspace key: two Hearth-powered sites on one origin do not share a conversation.
+    this.storageKey = `hearth.chat.${options.publishableKey.slice(0, 16)}`;
+    this.saved = this.read<Saved>(this.storageKey);
+  }
+
+  boot(): Promise<void> {
+    this.ready ??= this.doBoot();
+    return this.ready;
+  }
+
+  identify(visitor: VisitorIdentity): void {
+    if (!visitor || typeof visitor.externalId !== 'string' || !visitor.externalId) return;
+    const previous = this.saved?.externalId;
+    this.visitor = { externalId: visitor.externalId, name: visitor.name, email: visitor.email, identityToken: visitor.identityToken };
+    // Another person signed in on this browser: their thread is not this one.
+    if (this.saved && previous !== undefined && previous !== visitor.externalId) this.reset();
+  }
+
+  open(): void {
+    void this.boot().then(() => this.ui?.open());
+  }
+
+  close(): void {
+    this.ui?.close();
+  }
+
+  /** Removes the widget and forgets the conversation on this browser (for instance on sign-out). */
+  shutdown(): void {
+    this.destroyed = true;
+    this.transport?.stop();
+    this.transport = null;
+    this.ui?.destroy();
+    this.ui = null;
+    this.forget();
+    this.visitor = null;
+  }
+
+  private async doBoot(): Promise<void> {
+    try {
+      this.config = await this.api.config(this.options.locale);
+    } catch (error) {
+      console.warn('[hearth] chat config could not be loaded', error);
+      return;
+    }
+    if (this.destroyed || !this.config.enabled) return;
+    const ui = new ChatUi(document, {
+      onOpen: () => this.onOpen(),
+      onSend: (text) => this.send(text),
+      onRestart: () => this.restart(),
+    });
+    this.ui = ui;
+    ui.applyTheme(this.config.theme);
+    this.showIntro();
+    if (this.saved) await this.resume(this.saved.token);
+    if (this.options.open) ui.open();
+  }
+
+  private showIntro(): void {
+    const config = this.config;
+    if (!config || !this.ui) return;
+    const online = config.online !== false;
+    this.ui.setIntro(online ? config.greeting : (config.offlineMessage ?? config.greeting));
+    this.ui.setStateText(online ? TEXT.online : TEXT.offline);
+  }
+
+  /** A reload: the stored token's history comes back, and the live channel reopens while it is OPEN. */
+  private async resume(token: string): Promise<void> {
+    try {
+      const page = await this.api.messages(token);
+      this.ui?.addMessages(page.messages ?? []);
+      if (page.status === 'CLOSED') {
+        this.markClosed();
+        return;
+      }
+      this.startTransport(token, page);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) this.forget();
+      else this.startTransport(token);
+    }
+  }
+
+  private onOpen(): void {
+    // A verified visitor without a token on this browser may have a thread from another device.
+    if (!this.saved && this.visitor?.identityToken) void this.ensureConversation().catch(() => undefined);
+  }
+
+  private ensureConversation(): Promise<void> {
+    if (this.saved && !this.closed) return Promise.resolve();
+    this.starting ??= (async () => {
+      try {
+        const result = await this.api.start({
+          visitorSessionId: this.sessionId(),
+          pageUrl: location.href.slice(0, 2000),
+          referrer: document.referrer ? document.referrer.slice(0, 2000) : undefined,
+          locale: this.options.locale.slice(0, 35),
+          visitor: this.visitor ?? undefined,
+        });
+        if (!result.enabled || !result.conversationToken) throw new ApiError(503, 'chat_disabled', TEXT.unavailable);
+        this.saved = { token: result.conversationToken, externalId: this.visitor?.externalId };
+        this.write(this.storageKey, this.saved);
+        this.closed = false;
+        if (result.resumed) await this.resume(result.conversationToken);
+        else this.startTransport(result.conversationToken);
+      } finally {
+        this.starting = null;
+      }
+    })();
+    return this.starting;
+  }
+
+  private startTransport(token: string, seed?: { status: string; messages: ChatMessage[] }): void {
+    this.transport?.stop();
+    const transport = new Transport({
+      token,
+      fetchMessages: (t, after) => this.api.messages(t, after),
+      connectSocket: this.options.connectSocket,
+      onMessages: (messages) => this.ui?.addMessages(messages),
+      onStatus: (status) => {
+        if (status === 'CLOSED') this.markClosed();
+      },
+      onGone: () => this.forget(),
+      onMode: (mode) => this.ui?.host.setAttribute('data-transport', mode),
+      pollMinMs: this.options.pollMinMs,
+      pollMaxMs: this.options.pollMaxMs,
+      socketGraceMs: this.options.socketGraceMs,
+    });
+    if (seed) transport.seed(seed);
+    this.transport = transport;
+    transport.start();
+  }
+
+  private async send(text: string): Promise<boolean> {
+    this.ui?.showNotice(null);
+    try {
+      await this.ensureConversation();
+      const token = this.saved?.token;
+      if (!token) throw new ApiError(503, 'chat_disabled', TEXT.unavailable);
+      const message = await this.api.send(token, text);
+      if (this.transport) {
+        this.transport.addOwn(message);
+        this.transport.nudge();
+      } else this.ui?.addMessages([message]);
+      return true;
+    } catch (error) {
+      return this.explain(error);
+    }
+  }
+
+  /** Errors become sentences for the visitor, never a crash; returns whether the text may be cleared. */
+  private explain(error: unknown): boolean {
+    const e = error instanceof ApiError ? error : new ApiError(0, 'unknown', String(error));
+    if (e.status === 409 && e.code === 'conversation_closed') {
+      this.markClosed();
+      return false;
+    }
+    if (e.status === 409) this.ui?.showNotice(TEXT.flood);
+    else if (e.status === 404) {
+      // The stored conversation is gone: the next attempt starts a fresh one.
+      this.forget();
+      this.ui?.showNotice(TEXT.failed);
+    } else if (e.status === 400 || e.status === 413) this.ui?.showNotice(TEXT.invalid);
+    else if (e.status === 0) this.ui?.showNotice(TEXT.network);
+    else if (e.code === 'chat_disabled') this.ui?.showNotice(TEXT.unavailable);
+    else this.ui?.showNotice(TEXT.failed);
+    return false;
+  }
+
+  private markClosed(): void {
+    this.closed = true;
+    this.transport?.stop();
+    this.transport = null;
+    this.ui?.setClosed(true);
+    this.ui?.showNotice(TEXT.closed);
+  }
+
+  private restart(): void {
+    this.reset();
+    this.ui?.setClosed(false);
+  }
+
+  private reset(): void {
+    this.transport?.stop();
+    this.transport = null;
+    this.forget();
+    this.closed = false;
+    this.ui?.clearMessages();
+    this.ui?.showNotice(null);
+    this.showIntro();
+  }
+
+  private forget(): void {
+    this.saved = null;
+    this.remove(this.storageKey);
+  }
+
+  private sessionId(): string {
+    const key = 'hearth.visitorSessionId';
+    let id = this.read<string>(key);
+    if (typeof id !== 'string' || !id || id.length > 120) {
+      id = randomId();
+      this.write(key, id);
+    }
+    return id;
+  }
+
+  // Storage can be missing or throw (privacy modes, sandboxed frames): the chat still works for the page's life.
+  private read<T>(key: string): T | null {
+    try {
+      const raw = this.options.storage?.getItem(key);
+      return raw ? (JSON.parse(raw) as T) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private write(key: string, value: unknown): void {
+    try {
+      this.options.storage?.setItem(key, JSON.stringify(value));
+    } catch {
+      /* storage full or denied: keep the value in memory only */
+    }
+  }
+
+  private remove(key: string): void {
+    try {
+      this.options.storage?.removeItem(key);
+    } catch {
+      /* see read() */
+    }
+  }
+}
