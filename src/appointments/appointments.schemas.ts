@@ -1,0 +1,188 @@
+import { z } from 'zod';
+import { IANAZone } from 'luxon';
+import { visitorIdentitySchema } from '../identity/identity.schemas.js';
+import { WEEKDAYS } from './appointments.model.js';
+
+/** ISO 8601 date-time with `Z` or an offset; turned into a Date. */
+export const isoInstant = z.iso
+  .datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone, e.g. 2025-03-24T09:00:00Z' })
+  .transform((value) => new Date(value));
+
+const STATUSES = ['PENDING', 'CONFIRMED', 'REJECTED', 'CANCELLED'] as const;
+export const statusSchema = z.enum(STATUSES);
+
+// ------------------------------------------------------------------------------------- settings
+
+const hhmm = z.string().regex(/^(([01]\d|2[0-3]):[0-5]\d|24:00)$/, 'must be a time "HH:MM" (00:00 to 24:00)');
+const minutesOf = (value: string) => Number(value.slice(0, 2)) * 60 + Number(value.slice(3));
+
+const rangeSchema = z
+  .tuple([hhmm, hhmm])
+  .refine(([start, end]) => minutesOf(start) < minutesOf(end), 'the end must be after the start (ranges do not cross midnight)')
+  .refine(([start, end]) => minutesOf(start) % 5 === 0 && minutesOf(end) % 5 === 0, 'times must be on a 5-minute boundary');
+
+const dayRangesSchema = z
+  .array(rangeSchema)
+  .max(10, 'at most 10 ranges per day')
+  .superRefine((ranges, ctx) => {
+    const order = ranges.map((range, index) => ({ range, index })).sort((a, b) => minutesOf(a.range[0]) - minutesOf(b.range[0]));
+    for (let i = 1; i < order.length; i++) {
+      if (minutesOf(order[i].range[0]) < minutesOf(order[i - 1].range[1])) {
+        ctx.addIssue({ code: 'custom', path: [order[i].index], message: `overlaps the range ${order[i - 1].range.join('-')}` });
+      }
+    }
+  });
+
+export const businessHoursSchema = z.strictObject(Object.fromEntries(WEEKDAYS.map((day) => [day, dayRangesSchema.optional()])) as Record<(typeof WEEKDAYS)[number], z.ZodOptional<typeof dayRangesSchema>>);
+
+export const timezoneSchema = z.string().max(64).refine((zone) => IANAZone.isValidZone(zone), 'must be an IANA time zone such as "Europe/Berlin"');
+
+export const appointmentSettingsBody = z.object({
+  enabled: z.boolean(),
+  timezone: timezoneSchema,
+  slotDurationMinutes: z.union([z.literal(15), z.literal(30), z.literal(45), z.literal(60)], { message: 'must be 15, 30, 45 or 60' }),
+  leadTimeHours: z.number().int().min(0).max(720),
+  bookingWindowDays: z.number().int().min(1).max(365),
+  policyText: z.string().max(5000).nullable().optional(),
+  businessHours: businessHoursSchema,
+  notificationEmail: z.email().max(200).nullable().optional(),
+});
+
+export const appointmentSettingsSchema = z
+  .object({
+    enabled: z.boolean(),
+    timezone: z.string(),
+    slotDurationMinutes: z.number(),
+    leadTimeHours: z.number(),
+    bookingWindowDays: z.number(),
+    policyText: z.string().nullable(),
+    businessHours: z.record(z.string(), z.array(z.tuple([z.string(), z.string()]))),
+    notificationEmail: z.string().nullable(),
+  })
+  .meta({ id: 'AppointmentSettings' });
+
+// --------------------------------------------------------------------------------- availability
+
+export const availabilityQuery = z
+  .object({
+    from: isoInstant.optional(),
+    to: isoInstant.optional(),
+    publishableKey: z.string().optional(),
+  })
+  .refine((q) => !q.from || !q.to || q.from.getTime() <= q.to.getTime(), { path: ['to'], message: 'must not be before from' });
+
+export const availabilitySchema = z
+  .object({
+    enabled: z.boolean(),
+    timezone: z.string(),
+    slotDurationMinutes: z.number(),
+    leadTimeHours: z.number(),
+    bookingWindowDays: z.number(),
+    policyText: z.string().nullable(),
+    slots: z.array(z.object({ start: z.string(), end: z.string() })),
+    windowStart: z.string(),
+    windowEnd: z.string(),
+  })
+  .meta({ id: 'AppointmentAvailability' });
+
+// ------------------------------------------------------------------------------------- requests
+
+const optionalText = (max: number) => z.string().max(max).nullable().optional();
+
+export const createRequestBody = z.object({
+  visitorName: z
+    .string()
+    .max(120)
+    .refine((value) => value.trim().length > 0, 'must not be empty'),
+  visitorEmail: z.email().max(200),
+  visitorPhone: optionalText(40),
+  visitorMessage: optionalText(2000),
+  requestedAt: isoInstant,
+  visitorSessionId: optionalText(120),
+  visitor: visitorIdentitySchema.optional(),
+});
+export type CreateRequestBody = z.output<typeof createRequestBody>;
+
+export const requestRecordSchema = z
+  .object({
+    id: z.string(),
+    createdAt: z.string(),
+    requestedAt: z.string(),
+    durationMinutes: z.number(),
+    status: statusSchema,
+    identityVerified: z.boolean(),
+    cancellationToken: z.string().nullable(),
+  })
+  .meta({ id: 'AppointmentRequestRecord' });
+
+export const lookupBody = z.object({
+  externalId: z.string().min(1).max(128),
+  identityToken: z.string().min(1).max(200),
+  id: z.string().max(64).optional(),
+});
+
+export const publicAppointmentSchema = z
+  .object({
+    id: z.string(),
+    status: statusSchema,
+    requestedAt: z.string(),
+    scheduledAt: z.string().nullable(),
+    durationMinutes: z.number(),
+    timezone: z.string(),
+    declineReason: z.string().nullable(),
+    rescheduleCount: z.number(),
+    respondedAt: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'Appointment' });
+
+export const lookupResultSchema = z.object({ timezone: z.string(), appointments: z.array(publicAppointmentSchema) });
+
+export const tokenParams = z.object({ token: z.string().min(1).max(200) });
+
+export const tokenViewSchema = z
+  .object({
+    id: z.string(),
+    visitorName: z.string(),
+    visitorEmail: z.string(),
+    requestedAt: z.string(),
+    durationMinutes: z.number(),
+    status: statusSchema,
+    workspace: z.object({ name: z.string(), slug: z.string() }),
+  })
+  .meta({ id: 'AppointmentByToken' });
+
+export const cancelResultSchema = z.object({ id: z.string(), status: z.literal('CANCELLED') });
+
+// ---------------------------------------------------------------------------------------- staff
+
+export const staffParams = z.object({ wid: z.string(), aid: z.string() });
+
+export const staffListQuery = z.object({
+  status: statusSchema.optional(),
+  page: z.coerce.number().int().min(1).default(1),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+export const confirmBody = z.object({ scheduledAt: isoInstant.optional() });
+export const declineBody = z.object({ reason: z.string().max(2000).nullable().optional() });
+export const rescheduleBody = z.object({ scheduledAt: isoInstant });
+
+export const staffAppointmentSchema = publicAppointmentSchema
+  .extend({
+    visitorName: z.string(),
+    visitorEmail: z.string(),
+    visitorPhone: z.string().nullable(),
+    visitorMessage: z.string().nullable(),
+    visitorSessionId: z.string().nullable(),
+    externalId: z.string().nullable(),
+    identityVerified: z.boolean(),
+    visitorAttributes: z.record(z.string(), z.string()).nullable(),
+    cancelledAt: z.string().nullable(),
+  })
+  .meta({ id: 'StaffAppointment' });
+
+export const staffListSchema = z.object({
+  items: z.array(staffAppointmentSchema),
+  pageInfo: z.object({ page: z.number(), limit: z.number(), total: z.number(), totalPages: z.number(), hasNext: z.boolean(), hasPrev: z.boolean() }),
+});
