@@ -1,0 +1,681 @@
+import { Schema, Types, type Connection } from 'mongoose';
+import { defineModel } from '../db/mongo.js';
+import { loadJson, storeJson } from '../db/json-field.js';
+
+/* ------------------------------------------------------------------ post types */
+
+export interface PostType {
+  id: string;
+  slug: string;
+  name: string;
+  defaultConfig: Record<string, unknown> | null;
+  /** schema.org `@type` of the posts' `jsonLd`; null: no structured data unless a post brings its own. */
+  jsonLdType: string | null;
+  createdAt: Date;
+}
+
+interface PostTypeDoc {
+  _id: Types.ObjectId;
+  workspaceId: Types.ObjectId;
+  slug: string;
+  name: string;
+  defaultConfigJson: string | null;
+  jsonLdType: string | null;
+  createdAt: Date;
+}
+
+const postTypeSchema = new Schema<PostTypeDoc>(
+  {
+    workspaceId: { type: Schema.Types.ObjectId, required: true },
+    slug: { type: String, required: true },
+    name: { type: String, required: true },
+    defaultConfigJson: { type: String, default: null },
+    jsonLdType: { type: String, default: null },
+  },
+  { timestamps: { createdAt: true, updatedAt: false }, collection: 'post_types' },
+);
+// Type lookup by slug (post creation, `?type=`) and "one `blog` per workspace" under concurrent upserts.
+postTypeSchema.index({ workspaceId: 1, slug: 1 }, { unique: true });
+
+const PostTypes = defineModel('PostType', postTypeSchema);
+
+function toPostType(doc: PostTypeDoc): PostType {
+  return {
+    id: doc._id.toHexString(),
+    slug: doc.slug,
+    name: doc.name,
+    defaultConfig: loadJson(doc.defaultConfigJson),
+    jsonLdType: doc.jsonLdType ?? null,
+    createdAt: doc.createdAt,
+  };
+}
+
+const oid = (id: string) => new Types.ObjectId(id);
+const isOid = (id: string) => /^[0-9a-f]{24}$/i.test(id);
+const isDuplicate = (error: unknown) => (error as { code?: number }).code === 11000;
+
+export function postTypeStore(db: Connection) {
+  const model = PostTypes(db);
+  return {
+    async list(workspaceId: string): Promise<PostType[]> {
+      const docs = await model.find({ workspaceId: oid(workspaceId) }).sort({ _id: 1 }).lean<PostTypeDoc[]>();
+      return docs.map(toPostType);
+    },
+    async bySlug(workspaceId: string, slug: string): Promise<PostType | null> {
+      const doc = await model.findOne({ workspaceId: oid(workspaceId), slug }).lean<PostTypeDoc>();
+      return doc ? toPostType(doc) : null;
+    },
+    async byIds(workspaceId: string, ids: string[]): Promise<PostType[]> {
+      const docs = await model.find({ workspaceId: oid(workspaceId), _id: { $in: ids.filter(isOid).map(oid) } }).lean<PostTypeDoc[]>();
+      return docs.map(toPostType);
+    },
+    /** Creates the type unless it exists; returns the stored one either way (the unique index settles races). */
+    async ensure(workspaceId: string, input: { slug: string; name: string; defaultConfig?: unknown; jsonLdType?: string | null }): Promise<PostType> {
+      const filter = { workspaceId: oid(workspaceId), slug: input.slug };
+      try {
+        const doc = await model
+          .findOneAndUpdate(
+            filter,
+            { $setOnInsert: { name: input.name, defaultConfigJson: storeJson(input.defaultConfig), jsonLdType: input.jsonLdType ?? null } },
+            { upsert: true, returnDocument: 'after' },
+          )
+          .lean<PostTypeDoc>();
+        return toPostType(doc!);
+      } catch (error) {
+        if (!isDuplicate(error)) throw error;
+        return toPostType((await model.findOne(filter).lean<PostTypeDoc>())!);
+      }
+    },
+    /** Returns null when the slug is taken. */
+    async create(workspaceId: string, input: { slug: string; name: string; defaultConfig?: unknown; jsonLdType?: string | null }): Promise<PostType | null> {
+      try {
+        const doc = await model.create({
+          workspaceId: oid(workspaceId),
+          slug: input.slug,
+          name: input.name,
+          defaultConfigJson: storeJson(input.defaultConfig),
+          jsonLdType: input.jsonLdType ?? null,
+        });
+        return toPostType(doc.toObject());
+      } catch (error) {
+        if (isDuplicate(error)) return null;
+        throw error;
+      }
+    },
+  };
+}
+
+/* ------------------------------------------------------------------ categories */
+
+export interface Category {
+  id: string;
+  slug: string;
+  name: string;
+}
+
+interface CategoryDoc {
+  _id: Types.ObjectId;
+  workspaceId: Types.ObjectId;
+  slug: string;
+  name: string;
+}
+
+const categorySchema = new Schema<CategoryDoc>(
+  {
+    workspaceId: { type: Schema.Types.ObjectId, required: true },
+    slug: { type: String, required: true },
+    name: { type: String, required: true },
+  },
+  { timestamps: true, collection: 'categories' },
+);
+// `GET /external/categories` and the admin list (sorted by slug); unique slug per workspace.
+categorySchema.index({ workspaceId: 1, slug: 1 }, { unique: true });
+
+const Categories = defineModel('Category', categorySchema);
+
+const toCategory = (doc: CategoryDoc): Category => ({ id: doc._id.toHexString(), slug: doc.slug, name: doc.name });
+
+export function categoryStore(db: Connection) {
+  const model = Categories(db);
+  return {
+    async list(workspaceId: string, onlyIds?: string[]): Promise<Category[]> {
+      const filter: Record<string, unknown> = { workspaceId: oid(workspaceId) };
+      if (onlyIds) filter._id = { $in: onlyIds.filter(isOid).map(oid) };
+      const docs = await model.find(filter).sort({ slug: 1 }).lean<CategoryDoc[]>();
+      return docs.map(toCategory);
+    },
+    async byId(workspaceId: string, id: string): Promise<Category | null> {
+      if (!isOid(id)) return null;
+      const doc = await model.findOne({ workspaceId: oid(workspaceId), _id: oid(id) }).lean<CategoryDoc>();
+      return doc ? toCategory(doc) : null;
+    },
+    /** null when the slug is taken. */
+    async create(workspaceId: string, input: { slug: string; name: string }): Promise<Category | null> {
+      try {
+        const doc = await model.create({ workspaceId: oid(workspaceId), ...input });
+        return toCategory(doc.toObject());
+      } catch (error) {
+        if (isDuplicate(error)) return null;
+        throw error;
+      }
+    },
+    /** undefined when missing, null when the new slug is taken. */
+    async update(workspaceId: string, id: string, patch: { slug?: string; name?: string }): Promise<Category | null | undefined> {
+      if (!isOid(id)) return undefined;
+      try {
+        const doc = await model
+          .findOneAndUpdate({ workspaceId: oid(workspaceId), _id: oid(id) }, { $set: patch }, { returnDocument: 'after' })
+          .lean<CategoryDoc>();
+        return doc ? toCategory(doc) : undefined;
+      } catch (error) {
+        if (isDuplicate(error)) return null;
+        throw error;
+      }
+    },
+    async remove(workspaceId: string, id: string): Promise<boolean> {
+      if (!isOid(id)) return false;
+      const result = await model.deleteOne({ workspaceId: oid(workspaceId), _id: oid(id) });
+      return result.deletedCount === 1;
+    },
+  };
+}
+
+/* ------------------------------------------------------------------ posts */
+
+export type PostState = 'DRAFT' | 'PUBLISHED' | 'UNPUBLISHED';
+
+/** The fields a publish copies from the draft to the public snapshot (and hashes). */
+export interface PostContent {
+  slug: string;
+  canonicalSlug: string;
+  title: string;
+  metaDescription: string;
+  imageUrl: string;
+  tags: string[];
+  categoryId: string | null;
+  authorName: string;
+  customConfig: Record<string, unknown>;
+  contentMarkdown: string | null;
+  contentHtml: string | null;
+  jsonLd: Record<string, unknown> | null;
+}
+
+export interface Post {
+  id: string;
+  workspaceId: string;
+  type: string;
+  postTypeId: string;
+  locale: string;
+  translationGroupId: string;
+  state: PostState;
+  draft: PostContent;
+  /** What `/external` serves while `state` is PUBLISHED; kept apart so a half-edited draft never leaks. */
+  published: PostContent | null;
+  publishedAt: Date | null;
+  lastPublishedHash: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface ContentDoc {
+  slug: string;
+  canonicalSlug: string;
+  title: string;
+  metaDescription: string;
+  imageUrl: string;
+  tags: string[];
+  categoryId: string | null;
+  authorName: string;
+  customConfigJson: string;
+  contentMarkdown: string | null;
+  contentHtml: string | null;
+  jsonLdJson: string | null;
+}
+
+interface PostDoc extends ContentDoc {
+  _id: Types.ObjectId;
+  workspaceId: Types.ObjectId;
+  type: string;
+  postTypeId: string;
+  locale: string;
+  translationGroupId: string;
+  state: PostState;
+  pub: ContentDoc | null;
+  publishedAt: Date | null;
+  lastPublishedHash: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const contentFields = {
+  slug: { type: String, required: true },
+  canonicalSlug: { type: String, required: true },
+  title: { type: String, required: true },
+  metaDescription: { type: String, default: '' },
+  imageUrl: { type: String, default: '' },
+  tags: { type: [String], default: [] },
+  categoryId: { type: String, default: null },
+  authorName: { type: String, default: '' },
+  customConfigJson: { type: String, default: '{}' },
+  contentMarkdown: { type: String, default: null },
+  contentHtml: { type: String, default: null },
+  jsonLdJson: { type: String, default: null },
+};
+
+const postSchema = new Schema<PostDoc>(
+  {
+    workspaceId: { type: Schema.Types.ObjectId, required: true },
+    type: { type: String, required: true },
+    postTypeId: { type: String, required: true },
+    locale: { type: String, required: true },
+    translationGroupId: { type: String, required: true },
+    state: { type: String, required: true, enum: ['DRAFT', 'PUBLISHED', 'UNPUBLISHED'] },
+    ...contentFields,
+    pub: { type: new Schema(contentFields, { _id: false }), default: null },
+    publishedAt: { type: Date, default: null },
+    lastPublishedHash: { type: String, default: null },
+  },
+  { timestamps: true, collection: 'posts' },
+);
+// Draft slugs are unique per (workspace, locale): admin create/rename answer 409 on a clash.
+postSchema.index({ workspaceId: 1, locale: 1, slug: 1 }, { unique: true });
+// `GET /external/posts/:slug`: the published slug in one locale.
+postSchema.index({ workspaceId: 1, locale: 1, 'pub.slug': 1 });
+// `GET /external/posts` in its order (publishedAt desc, id desc), by type and state...
+postSchema.index({ workspaceId: 1, type: 1, state: 1, publishedAt: -1, _id: -1 });
+// ...and the same with `?locale=`, plus the categories filter (published categories per locale).
+postSchema.index({ workspaceId: 1, type: 1, locale: 1, state: 1, publishedAt: -1, _id: -1 });
+postSchema.index({ workspaceId: 1, state: 1, locale: 1, 'pub.categoryId': 1 });
+// Translations of one post (single-post `translations`, navigation `post.locales`).
+postSchema.index({ workspaceId: 1, translationGroupId: 1 });
+
+const Posts = defineModel('Post', postSchema);
+
+function toContent(doc: ContentDoc): PostContent {
+  return {
+    slug: doc.slug,
+    canonicalSlug: doc.canonicalSlug,
+    title: doc.title,
+    metaDescription: doc.metaDescription ?? '',
+    imageUrl: doc.imageUrl ?? '',
+    tags: doc.tags ?? [],
+    categoryId: doc.categoryId ?? null,
+    authorName: doc.authorName ?? '',
+    customConfig: loadJson<Record<string, unknown>>(doc.customConfigJson) ?? {},
+    contentMarkdown: doc.contentMarkdown ?? null,
+    contentHtml: doc.contentHtml ?? null,
+    jsonLd: loadJson<Record<string, unknown>>(doc.jsonLdJson),
+  };
+}
+
+function fromContent(content: PostContent): ContentDoc {
+  return {
+    slug: content.slug,
+    canonicalSlug: content.canonicalSlug,
+    title: content.title,
+    metaDescription: content.metaDescription,
+    imageUrl: content.imageUrl,
+    tags: content.tags,
+    categoryId: content.categoryId,
+    authorName: content.authorName,
+    customConfigJson: storeJson(content.customConfig) ?? '{}',
+    contentMarkdown: content.contentMarkdown,
+    contentHtml: content.contentHtml,
+    jsonLdJson: storeJson(content.jsonLd),
+  };
+}
+
+function toPost(doc: PostDoc): Post {
+  return {
+    id: doc._id.toHexString(),
+    workspaceId: doc.workspaceId.toHexString(),
+    type: doc.type,
+    postTypeId: doc.postTypeId,
+    locale: doc.locale,
+    translationGroupId: doc.translationGroupId,
+    state: doc.state,
+    draft: toContent(doc),
+    published: doc.pub ? toContent(doc.pub) : null,
+    publishedAt: doc.publishedAt ?? null,
+    lastPublishedHash: doc.lastPublishedHash ?? null,
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+  };
+}
+
+export interface PublicPostQuery {
+  type: string | null;
+  locale: string | null;
+  /** Already escaped: matched as a literal, case-insensitive substring. */
+  qPattern: string | null;
+  skip: number;
+  limit: number;
+  withContent: boolean;
+}
+
+/** A published post as `/external` sees it: only the snapshot. */
+export interface PublishedPost {
+  id: string;
+  type: string;
+  postTypeId: string;
+  locale: string;
+  translationGroupId: string;
+  publishedAt: Date;
+  content: PostContent;
+}
+
+function toPublished(doc: PostDoc): PublishedPost {
+  return {
+    id: doc._id.toHexString(),
+    type: doc.type,
+    postTypeId: doc.postTypeId,
+    locale: doc.locale,
+    translationGroupId: doc.translationGroupId,
+    publishedAt: doc.publishedAt!,
+    content: toContent(doc.pub!),
+  };
+}
+
+export function postStore(db: Connection) {
+  const model = Posts(db);
+  const ws = (workspaceId: string) => oid(workspaceId);
+  return {
+    /** null when (locale, slug) is taken. */
+    async create(
+      workspaceId: string,
+      input: { type: string; postTypeId: string; locale: string; translationGroupId: string; draft: PostContent },
+    ): Promise<Post | null> {
+      try {
+        const doc = await model.create({
+          workspaceId: ws(workspaceId),
+          type: input.type,
+          postTypeId: input.postTypeId,
+          locale: input.locale,
+          translationGroupId: input.translationGroupId,
+          state: 'DRAFT',
+          ...fromContent(input.draft),
+          pub: null,
+          publishedAt: null,
+          lastPublishedHash: null,
+        });
+        return toPost(doc.toObject());
+      } catch (error) {
+        if (isDuplicate(error)) return null;
+        throw error;
+      }
+    },
+    async byId(workspaceId: string, id: string): Promise<Post | null> {
+      if (!isOid(id)) return null;
+      const doc = await model.findOne({ workspaceId: ws(workspaceId), _id: oid(id) }).lean<PostDoc>();
+      return doc ? toPost(doc) : null;
+    },
+    async byIds(workspaceId: string, ids: string[]): Promise<Post[]> {
+      const docs = await model.find({ workspaceId: ws(workspaceId), _id: { $in: ids.filter(isOid).map(oid) } }).lean<PostDoc[]>();
+      return docs.map(toPost);
+    },
+    async inGroup(workspaceId: string, translationGroupId: string): Promise<Post[]> {
+      const docs = await model.find({ workspaceId: ws(workspaceId), translationGroupId }).lean<PostDoc[]>();
+      return docs.map(toPost);
+    },
+    /** Another post of the workspace whose draft or published slug is `slug` in `locale`. */
+    async slugUsedByOther(workspaceId: string, locale: string, slug: string, exceptId: string | null): Promise<boolean> {
+      const filter: Record<string, unknown> = { workspaceId: ws(workspaceId), locale, $or: [{ slug }, { 'pub.slug': slug }] };
+      if (exceptId) filter._id = { $ne: oid(exceptId) };
+      return (await model.exists(filter)) !== null;
+    },
+    async list(
+      workspaceId: string,
+      filter: { type?: string; locale?: string; state?: PostState },
+      skip: number,
+      limit: number,
+    ): Promise<{ items: Post[]; total: number }> {
+      const query: Record<string, unknown> = { workspaceId: ws(workspaceId) };
+      if (filter.type) query.type = filter.type;
+      if (filter.locale) query.locale = filter.locale;
+      if (filter.state) query.state = filter.state;
+      const [docs, total] = await Promise.all([
+        model.find(query).sort({ _id: -1 }).skip(skip).limit(limit).lean<PostDoc[]>(),
+        model.countDocuments(query),
+      ]);
+      return { items: docs.map(toPost), total };
+    },
+    /** undefined when missing, null when the slug clashes. */
+    async updateDraft(workspaceId: string, id: string, draft: PostContent): Promise<Post | null | undefined> {
+      try {
+        const doc = await model
+          .findOneAndUpdate({ workspaceId: ws(workspaceId), _id: oid(id) }, { $set: fromContent(draft) }, { returnDocument: 'after' })
+          .lean<PostDoc>();
+        return doc ? toPost(doc) : undefined;
+      } catch (error) {
+        if (isDuplicate(error)) return null;
+        throw error;
+      }
+    },
+    async setPublished(workspaceId: string, id: string, snapshot: PostContent, publishedAt: Date, hash: string): Promise<Post | null> {
+      const doc = await model
+        .findOneAndUpdate(
+          { workspaceId: ws(workspaceId), _id: oid(id) },
+          { $set: { state: 'PUBLISHED', pub: fromContent(snapshot), publishedAt, lastPublishedHash: hash } },
+          { returnDocument: 'after' },
+        )
+        .lean<PostDoc>();
+      return doc ? toPost(doc) : null;
+    },
+    /** Moves PUBLISHED to UNPUBLISHED; null when the post was not published (nothing changed). */
+    async unpublish(workspaceId: string, id: string): Promise<Post | null> {
+      const doc = await model
+        .findOneAndUpdate({ workspaceId: ws(workspaceId), _id: oid(id), state: 'PUBLISHED' }, { $set: { state: 'UNPUBLISHED' } }, { returnDocument: 'after' })
+        .lean<PostDoc>();
+      return doc ? toPost(doc) : null;
+    },
+    async remove(workspaceId: string, id: string): Promise<Post | null> {
+      if (!isOid(id)) return null;
+      const doc = await model.findOneAndDelete({ workspaceId: ws(workspaceId), _id: oid(id) }).lean<PostDoc>();
+      return doc ? toPost(doc) : null;
+    },
+
+    /* ---- public reads: only PUBLISHED posts, only their snapshot ---- */
+
+    async listPublished(workspaceId: string, query: PublicPostQuery): Promise<{ items: PublishedPost[]; total: number }> {
+      const filter: Record<string, unknown> = { workspaceId: ws(workspaceId), state: 'PUBLISHED' };
+      if (query.type) filter.type = query.type;
+      if (query.locale) filter.locale = query.locale;
+      if (query.qPattern !== null) {
+        filter.$or = [{ 'pub.title': { $regex: query.qPattern, $options: 'i' } }, { 'pub.slug': { $regex: query.qPattern, $options: 'i' } }];
+      }
+      const total = await model.countDocuments(filter);
+      if (query.skip >= total) return { items: [], total };
+      const projection: Record<string, 0> = { slug: 0, title: 0, contentMarkdown: 0, contentHtml: 0, customConfigJson: 0, jsonLdJson: 0, metaDescription: 0 };
+      if (!query.withContent) Object.assign(projection, { 'pub.contentMarkdown': 0, 'pub.contentHtml': 0 });
+      const docs = await model.find(filter, projection).sort({ publishedAt: -1, _id: -1 }).skip(query.skip).limit(query.limit).lean<PostDoc[]>();
+      return { items: docs.map(toPublished), total };
+    },
+    async publishedBySlug(workspaceId: string, locale: string, slug: string): Promise<PublishedPost | null> {
+      const doc = await model.findOne({ workspaceId: ws(workspaceId), locale, 'pub.slug': slug, state: 'PUBLISHED' }).lean<PostDoc>();
+      return doc ? toPublished(doc) : null;
+    },
+    async publishedInGroups(workspaceId: string, groupIds: string[]): Promise<PublishedPost[]> {
+      if (groupIds.length === 0) return [];
+      const docs = await model
+        .find(
+          { workspaceId: ws(workspaceId), translationGroupId: { $in: groupIds }, state: 'PUBLISHED' },
+          { 'pub.contentMarkdown': 0, 'pub.contentHtml': 0, contentMarkdown: 0, contentHtml: 0 },
+        )
+        .lean<PostDoc[]>();
+      return docs.map(toPublished);
+    },
+    async publishedCategoryIds(workspaceId: string, locale: string | null): Promise<string[]> {
+      const filter: Record<string, unknown> = { workspaceId: ws(workspaceId), state: 'PUBLISHED' };
+      if (locale) filter.locale = locale;
+      const ids = (await model.distinct('pub.categoryId', filter)) as (string | null)[];
+      return ids.filter((id): id is string => typeof id === 'string');
+    },
+  };
+}
+
+/* ------------------------------------------------------------------ navigations */
+
+export type NavigationItemType = 'CUSTOM_URL' | 'POST' | 'HEADING';
+
+export interface NavigationItem {
+  id: string;
+  parentId: string | null;
+  position: number;
+  type: NavigationItemType;
+  customUrl: string | null;
+  imageUrl: string | null;
+  customConfig: Record<string, unknown> | null;
+  labels: Record<string, string> | null;
+  hiddenLocales: string[];
+  postId: string | null;
+}
+
+export interface Navigation {
+  id: string;
+  key: string;
+  name: string;
+  items: NavigationItem[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface NavigationItemDoc {
+  id: string;
+  parentId: string | null;
+  position: number;
+  type: NavigationItemType;
+  customUrl: string | null;
+  imageUrl: string | null;
+  customConfigJson: string | null;
+  // Locale codes as keys: stored as JSON text like every other user-keyed map.
+  labelsJson: string | null;
+  hiddenLocales: string[];
+  postId: string | null;
+}
+
+interface NavigationDoc {
+  _id: Types.ObjectId;
+  workspaceId: Types.ObjectId;
+  key: string;
+  name: string;
+  items: NavigationItemDoc[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const navigationItemSchema = new Schema<NavigationItemDoc>(
+  {
+    id: { type: String, required: true },
+    parentId: { type: String, default: null },
+    position: { type: Number, required: true },
+    type: { type: String, required: true },
+    customUrl: { type: String, default: null },
+    imageUrl: { type: String, default: null },
+    customConfigJson: { type: String, default: null },
+    labelsJson: { type: String, default: null },
+    hiddenLocales: { type: [String], default: [] },
+    postId: { type: String, default: null },
+  },
+  { _id: false },
+);
+
+const navigationSchema = new Schema<NavigationDoc>(
+  {
+    workspaceId: { type: Schema.Types.ObjectId, required: true },
+    key: { type: String, required: true },
+    name: { type: String, required: true },
+    items: { type: [navigationItemSchema], default: [] },
+  },
+  { timestamps: true, collection: 'navigations' },
+);
+// `GET /external/navigations/:key`; one navigation per key in a workspace (re-key answers 409 on a clash).
+navigationSchema.index({ workspaceId: 1, key: 1 }, { unique: true });
+
+const Navigations = defineModel('Navigation', navigationSchema);
+
+function toNavigation(doc: NavigationDoc): Navigation {
+  return {
+    id: doc._id.toHexString(),
+    key: doc.key,
+    name: doc.name,
+    items: (doc.items ?? []).map((item) => ({
+      id: item.id,
+      parentId: item.parentId ?? null,
+      position: item.position,
+      type: item.type,
+      customUrl: item.customUrl ?? null,
+      imageUrl: item.imageUrl ?? null,
+      customConfig: loadJson(item.customConfigJson),
+      labels: loadJson(item.labelsJson),
+      hiddenLocales: item.hiddenLocales ?? [],
+      postId: item.postId ?? null,
+    })),
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+  };
+}
+
+export function navigationStore(db: Connection) {
+  const model = Navigations(db);
+  return {
+    async list(workspaceId: string): Promise<Navigation[]> {
+      const docs = await model.find({ workspaceId: oid(workspaceId) }).sort({ key: 1 }).lean<NavigationDoc[]>();
+      return docs.map(toNavigation);
+    },
+    async byId(workspaceId: string, id: string): Promise<Navigation | null> {
+      if (!isOid(id)) return null;
+      const doc = await model.findOne({ workspaceId: oid(workspaceId), _id: oid(id) }).lean<NavigationDoc>();
+      return doc ? toNavigation(doc) : null;
+    },
+    async byKey(workspaceId: string, key: string): Promise<Navigation | null> {
+      const doc = await model.findOne({ workspaceId: oid(workspaceId), key }).lean<NavigationDoc>();
+      return doc ? toNavigation(doc) : null;
+    },
+    /** null when the key is taken. */
+    async create(workspaceId: string, input: { key: string; name: string }): Promise<Navigation | null> {
+      try {
+        const doc = await model.create({ workspaceId: oid(workspaceId), ...input, items: [] });
+        return toNavigation(doc.toObject());
+      } catch (error) {
+        if (isDuplicate(error)) return null;
+        throw error;
+      }
+    },
+    /** undefined when missing, null when the new key is taken. */
+    async rename(workspaceId: string, id: string, patch: { key?: string; name?: string }): Promise<Navigation | null | undefined> {
+      if (!isOid(id)) return undefined;
+      try {
+        const doc = await model
+          .findOneAndUpdate({ workspaceId: oid(workspaceId), _id: oid(id) }, { $set: patch }, { returnDocument: 'after' })
+          .lean<NavigationDoc>();
+        return doc ? toNavigation(doc) : undefined;
+      } catch (error) {
+        if (isDuplicate(error)) return null;
+        throw error;
+      }
+    },
+    async replaceItems(workspaceId: string, id: string, items: NavigationItem[]): Promise<Navigation | null> {
+      const stored: NavigationItemDoc[] = items.map((item) => ({
+        id: item.id,
+        parentId: item.parentId,
+        position: item.position,
+        type: item.type,
+        customUrl: item.customUrl,
+        imageUrl: item.imageUrl,
+        customConfigJson: storeJson(item.customConfig),
+        labelsJson: storeJson(item.labels),
+        hiddenLocales: item.hiddenLocales,
+        postId: item.postId,
+      }));
+      const doc = await model
+        .findOneAndUpdate({ workspaceId: oid(workspaceId), _id: oid(id) }, { $set: { items: stored } }, { returnDocument: 'after' })
+        .lean<NavigationDoc>();
+      return doc ? toNavigation(doc) : null;
+    },
+    async remove(workspaceId: string, id: string): Promise<Navigation | null> {
+      if (!isOid(id)) return null;
+      const doc = await model.findOneAndDelete({ workspaceId: oid(workspaceId), _id: oid(id) }).lean<NavigationDoc>();
+      return doc ? toNavigation(doc) : null;
+    },
+  };
+}
