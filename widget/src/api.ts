@@ -1,5 +1,5 @@
-import type { ChatMessage } from '../../src/realtime/events';
-import type { MessagesPage } from './transport';
+import type { ChatMessage } from '../../src/realtime/events.js';
+import type { MessagesPage } from './transport.js';
 
 /** The widget config of `GET /external/live-chat/config`. */
 export interface WidgetConfig {

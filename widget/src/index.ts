@@ -6,10 +6,10 @@
  * script loaded can be queued by a stub `window.Hearth = {q: [['identify', {...}]]}`; they are replayed.
  */
 import { io, type Socket } from 'socket.io-client';
-import { NAMESPACES, type ClientEvents, type WidgetServerEvents } from '../../src/realtime/events';
-import type { VisitorIdentity } from './api';
-import type { SocketHandle, SocketHandlers } from './transport';
-import { HearthWidget, type WidgetOptions } from './widget';
+import { NAMESPACES, type ClientEvents, type WidgetServerEvents } from '../../src/realtime/events.js';
+import type { VisitorIdentity } from './api.js';
+import type { SocketHandle, SocketHandlers } from './transport.js';
+import { HearthWidget, type WidgetOptions } from './widget.js';
 
 interface HearthApi {
   identify(visitor: VisitorIdentity): void;

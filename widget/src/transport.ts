@@ -1,4 +1,4 @@
-import type { ChatMessage, ConversationStatus } from '../../src/realtime/events';
+import type { ChatMessage, ConversationStatus } from '../../src/realtime/events.js';
 
 /**
  * The widget's message transport, free of DOM and Socket.IO so it can be unit-tested in Node.

@@ -1,5 +1,5 @@
-import type { ChatMessage } from '../../src/realtime/events';
-import { compareMessages } from './transport';
+import type { ChatMessage } from '../../src/realtime/events.js';
+import { compareMessages } from './transport.js';
 
 /**
  * The widget's DOM: one host element with a shadow root, so the host page's styles do not reach in and

@@ -1,7 +1,7 @@
-import type { ChatMessage } from '../../src/realtime/events';
-import { ApiError, createApi, type Api, type VisitorIdentity, type WidgetConfig } from './api';
-import { Transport, type SocketHandle, type SocketHandlers } from './transport';
-import { ChatUi } from './ui';
+import type { ChatMessage } from '../../src/realtime/events.js';
+import { ApiError, createApi, type Api, type VisitorIdentity, type WidgetConfig } from './api.js';
+import { Transport, type SocketHandle, type SocketHandlers } from './transport.js';
+import { ChatUi } from './ui.js';
 
 export interface WidgetOptions {
   publishableKey: string;
