@@ -1,4 +1,4 @@
-import { DateTime } from 'luxon';
+import { DateTime, IANAZone } from 'luxon';
 import type { BusinessHours, Weekday } from './appointments.model.js';
 
 export interface Slot {
@@ -20,7 +20,6 @@ function minutesOf(hhmm: string): number {
  * Each range's local start and end are resolved to instants in the time zone by luxon, and slots are
  * laid every `durationMinutes` of real elapsed time from the range start. Across a DST shift inside a
  * range, the range is simply one hour shorter or longer: no instant is listed twice and none is lost.
- * A local time that does not exist (spring forward) resolves to the instant after the gap.
  */
 export function generateSlots(hours: BusinessHours, timezone: string, durationMinutes: number, from: Date, to: Date): Slot[] {
   if (to.getTime() <= from.getTime()) return [];
@@ -32,8 +31,8 @@ export function generateSlots(hours: BusinessHours, timezone: string, durationMi
   while (day <= lastDay) {
     const ranges = hours[LUXON_WEEKDAY[day.weekday]] ?? [];
     for (const [startText, endText] of ranges) {
-      const rangeStart = localInstant(day, minutesOf(startText), timezone);
-      const rangeEnd = localInstant(day, minutesOf(endText), timezone);
+      const rangeStart = localInstant(day, minutesOf(startText), timezone, 'first');
+      const rangeEnd = localInstant(day, minutesOf(endText), timezone, 'last');
       for (let t = rangeStart; t + durationMs <= rangeEnd; t += durationMs) {
         if (t >= from.getTime() && t + durationMs <= to.getTime()) slots.push({ start: new Date(t), end: new Date(t + durationMs) });
       }
@@ -45,11 +44,21 @@ export function generateSlots(hours: BusinessHours, timezone: string, durationMi
   return slots.filter((slot, i) => i === 0 || slot.start.getTime() !== slots[i - 1].start.getTime());
 }
 
-/** The instant of local wall time `minutes` after midnight of `day` ("24:00" is the next midnight). */
-function localInstant(day: DateTime, minutes: number, timezone: string): number {
+/**
+ * The instant of local wall time `minutes` after midnight of `day` ("24:00" is the next midnight).
+ * A wall time that occurs twice (fall back) resolves to its first occurrence for a range start and to
+ * its second for a range end, so the range covers both; one that does not occur (spring forward)
+ * resolves to the instant right after the gap.
+ */
+function localInstant(day: DateTime, minutes: number, timezone: string, which: 'first' | 'last'): number {
   if (minutes === 24 * 60) return day.plus({ days: 1 }).startOf('day').toMillis();
-  return DateTime.fromObject(
-    { year: day.year, month: day.month, day: day.day, hour: Math.floor(minutes / 60), minute: minutes % 60 },
-    { zone: timezone },
-  ).toMillis();
+  const wall = { year: day.year, month: day.month, day: day.day, hour: Math.floor(minutes / 60), minute: minutes % 60 };
+  const zone = IANAZone.create(timezone);
+  const naive = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute);
+  const offsets = new Set([zone.offset(naive - DAY_MS), zone.offset(naive), zone.offset(naive + DAY_MS)]);
+  const matches = [...offsets].map((offset) => naive - offset * 60_000).filter((ts) => zone.offset(ts) * 60_000 === naive - ts);
+  if (matches.length === 0) return DateTime.fromObject(wall, { zone: timezone }).toMillis();
+  return which === 'first' ? Math.min(...matches) : Math.max(...matches);
 }
+
+const DAY_MS = 86_400_000;
