@@ -3,6 +3,7 @@ import { healthRoutes } from './health.routes.js';
 import { authRoutes } from '../auth/auth.routes.js';
 import { workspaceRoutes } from '../workspaces/workspaces.routes.js';
 import { contentRoutes } from '../content/content.routes.js';
+import { submissionRoutes } from '../submissions/submissions.routes.js';
 import { appointmentsRoutes } from '../appointments/appointments.routes.js';
 import { liveChatRoutes } from '../livechat/livechat.routes.js';
 import { webhooksRoutes } from '../webhooks/webhooks.routes.js';
@@ -14,6 +15,7 @@ export const allRoutes: RouteDef[] = [
   ...authRoutes,
   ...workspaceRoutes,
   ...contentRoutes,
+  ...submissionRoutes,
   ...appointmentsRoutes,
   ...liveChatRoutes,
   ...webhooksRoutes,

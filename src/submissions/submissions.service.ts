@@ -1,0 +1,24 @@
+import type { Deps } from '../shared/deps.js';
+import type { Workspace } from '../workspaces/workspaces.model.js';
+import { submissionStore, type NewSubmission, type Submission } from './submissions.model.js';
+
+export const INBOX_MAX_PAGE_SIZE = 100;
+
+export async function submit(deps: Deps, workspace: Workspace, input: Omit<NewSubmission, 'createdAt'>): Promise<Submission> {
+  return submissionStore(deps.db).create(workspace.id, { ...input, createdAt: deps.clock.now() });
+}
+
+export async function inbox(deps: Deps, workspace: Workspace, query: { page?: number; limit?: number }) {
+  const page = query.page ?? 1;
+  const limit = Math.min(query.limit ?? 50, INBOX_MAX_PAGE_SIZE);
+  const { items, total } = await submissionStore(deps.db).list(workspace.id, (page - 1) * limit, limit);
+  const totalPages = Math.ceil(total / limit);
+  return {
+    items: items.map(toSubmissionBody),
+    pageInfo: { page, limit, total, totalPages, hasNext: page < totalPages, hasPrev: page > 1 },
+  };
+}
+
+export function toSubmissionBody(submission: Submission) {
+  return { ...submission, createdAt: submission.createdAt.toISOString() };
+}
