@@ -33,6 +33,8 @@ const configSchema = z.object({
   /** Seed the demo workspace on start; default on outside production. */
   SEED_DEMO: bool.optional(),
   FERRETDB_BIN: z.string().optional(),
+  /** Test runs only: append every answer of a declared route here, for the OpenAPI contract test. */
+  RECORD_RESPONSES_DIR: z.string().min(1).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -7,6 +7,7 @@ import type { CredentialKind } from '../credentials/credentials.model.js';
 import { workspaceStore, type Workspace } from '../workspaces/workspaces.model.js';
 import { issuesFromZod, unauthorized, validation, wrongCredentialKind } from './errors.js';
 import type { AuthMode, RouteDef } from './route.js';
+import { responseRecorder } from '../openapi/recorder.js';
 
 function header(req: Request, name: string): string | undefined {
   const value = req.get(name);
@@ -86,8 +87,10 @@ function send(res: Response, reply: { status?: number; body?: unknown; headers?:
 
 /** Registers every declared route on the app: authenticate, validate, call the handler, send its reply. */
 export function mountRoutes(app: Express, deps: Deps, routes: RouteDef[]): void {
+  const record = deps.config.RECORD_RESPONSES_DIR ? responseRecorder(deps.config.RECORD_RESPONSES_DIR) : undefined;
   for (const def of routes) {
     app[def.method](def.path, async (req: Request, res: Response) => {
+      record?.(def, req, res);
       const auth = await authenticate(deps, def, req);
       const params = parse(def.params, req.params, 'path parameters');
       const query = parse(def.query, { ...(req.query as object) }, 'query parameters');

@@ -1,5 +1,8 @@
 import type { Express } from 'express';
 import type { Deps } from '../shared/deps.js';
+import { mountApiReference } from '../openapi/reference.js';
 
 /** Non-JSON handlers: the widget bundle, the demo and console pages, the API reference. */
-export const pageExtras: ((app: Express, deps: Deps) => void)[] = [];
+export const pageExtras: ((app: Express, deps: Deps) => void)[] = [
+  mountApiReference,
+];

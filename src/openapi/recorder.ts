@@ -1,0 +1,53 @@
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Request, Response } from 'express';
+import type { RouteDef } from '../http/route.js';
+import { redactUrl } from '../http/middleware.js';
+
+/** One answer as the contract test replays it against the declared response schema. */
+export interface RecordedAnswer {
+  method: string;
+  /** The declared Express path of the route (`/external/posts/:slug`), not the URL. */
+  path: string;
+  status: number;
+  /** The JSON body as sent; absent when the answer had none. */
+  body?: unknown;
+  /** The requested URL, redacted, to tell the reader which call it was. */
+  url: string;
+}
+
+/**
+ * Records the answers of declared routes as JSON lines, one file per process, when
+ * `RECORD_RESPONSES_DIR` is set (the test run sets it; production never does). Error answers are
+ * recorded too: they are sent by the error handler, so the body is taken at `res.json`.
+ */
+export function responseRecorder(dir: string): (def: RouteDef, req: Request, res: Response) => void {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `answers-${process.pid}.jsonl`);
+  return (def, req, res) => {
+    let body: unknown;
+    let sentJson = false;
+    const json = res.json.bind(res);
+    res.json = (value: unknown) => {
+      sentJson = true;
+      body = value;
+      return json(value);
+    };
+    res.once('finish', () => {
+      const answer: RecordedAnswer = { method: def.method, path: def.path, status: res.statusCode, url: redactUrl(req.originalUrl) };
+      if (sentJson) answer.body = body === undefined ? null : JSON.parse(JSON.stringify(body));
+      const line = JSON.stringify(answer) + '\n';
+      try {
+        appendFileSync(file, line);
+      } catch {
+        // A test run that started meanwhile may have emptied the directory; recording never fails a request.
+        try {
+          mkdirSync(dir, { recursive: true });
+          appendFileSync(file, line);
+        } catch {
+          /* best effort: the contract run reports missing answers, not this request */
+        }
+      }
+    });
+  };
+}
