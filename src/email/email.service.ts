@@ -1,4 +1,5 @@
 import type { Deps } from '../shared/deps.js';
+import { emailStore, type OutboxEmail } from './email.model.js';
 
 /** A rendered mail; templates produce everything but the recipient. */
 export interface OutgoingMail {
@@ -8,10 +9,108 @@ export interface OutgoingMail {
   html: string;
 }
 
+export const EMAIL_SEND_JOB = 'email.send';
+/** Attempts before a mail is marked `failed`; with the default 30 s base the schedule spans about 9 hours. */
+export const EMAIL_MAX_ATTEMPTS = 12;
+const EMAIL_MAX_WAIT_MS = 60 * 60 * 1000;
+
 /**
- * Stores the mail in the outbox and enqueues its send job; never throws on SMTP trouble (the job retries).
- * STUB until the Jobs issue lands: the signature is the contract other domains code against.
+ * Stores the mail in the outbox and enqueues its send job. Never throws: SMTP trouble is the job's
+ * to retry, and even a storage failure is logged rather than failing the request that caused the mail.
+ * Without `SMTP_URL` the mail is kept as `unsent` (and logged); a worker started with SMTP sends it.
  */
 export async function queueEmail(deps: Deps, workspaceId: string, mail: OutgoingMail): Promise<void> {
-  deps.logger.info({ workspaceId, subject: mail.subject }, 'email queued (stub)');
+  try {
+    const state = deps.config.SMTP_URL ? 'queued' : 'unsent';
+    const email = await emailStore(deps.db).create({ workspaceId, ...mail, state });
+    if (state === 'unsent') {
+      deps.logger.warn({ workspaceId, emailId: email.id, to: mail.to, subject: mail.subject }, 'SMTP_URL not set: e-mail kept in the outbox as unsent');
+      return;
+    }
+    await deps.jobs.enqueueUnique(EMAIL_SEND_JOB, { emailId: email.id }, 'emailId');
+  } catch (error) {
+    deps.logger.error({ err: error, workspaceId, to: mail.to, subject: mail.subject }, 'could not queue e-mail');
+  }
+}
+
+/** Wait before attempt n+1 after n failures: base × 2^(n-1), capped at one hour. */
+export function emailRetryDelay(failures: number, baseMs: number): number {
+  return Math.min(baseMs * 2 ** Math.max(0, failures - 1), EMAIL_MAX_WAIT_MS);
+}
+
+/** The part of nodemailer's transport the outbox needs. */
+export interface MailTransport {
+  sendMail(message: { from: string; to: string; subject: string; text: string; html?: string }): Promise<{ messageId?: string }>;
+}
+
+/** SMTP answered 5xx (mailbox unknown, rejected): sending again will not help. Connection trouble and 4xx will. */
+function isPermanent(error: unknown): boolean {
+  const { responseCode, code } = (error ?? {}) as { responseCode?: number; code?: string };
+  if (typeof responseCode === 'number' && responseCode >= 500 && responseCode < 600) return true;
+  return code === 'EENVELOPE';
+}
+
+/**
+ * One send attempt of an outbox mail. Returns when the job should run again (a retry), or null when
+ * the mail is settled (sent, failed, kept unsent, or gone).
+ */
+export async function sendOutboxEmail(deps: Deps, transport: MailTransport | null, emailId: string): Promise<Date | null> {
+  const store = emailStore(deps.db);
+  const email = await store.byId(emailId);
+  if (!email || email.state === 'sent' || email.state === 'failed') return null;
+  if (!transport) {
+    if (email.state !== 'unsent') {
+      await store.recordAttempt(email.id, { state: 'unsent', error: 'SMTP_URL is not configured', nextAttemptAt: null });
+    }
+    deps.logger.warn({ emailId }, 'SMTP_URL not set: e-mail kept in the outbox as unsent');
+    return null;
+  }
+  try {
+    const info = await transport.sendMail({ from: deps.config.MAIL_FROM, to: email.to, subject: email.subject, text: email.text, html: email.html || undefined });
+    await store.recordAttempt(email.id, { state: 'sent', error: null, nextAttemptAt: null, sentAt: deps.clock.now(), messageId: info.messageId ?? null });
+    return null;
+  } catch (error) {
+    const failures = email.attempts + 1;
+    const message = error instanceof Error ? error.message : String(error);
+    if (isPermanent(error) || failures >= EMAIL_MAX_ATTEMPTS) {
+      await store.recordAttempt(email.id, { state: 'failed', error: message, nextAttemptAt: null });
+      deps.logger.error({ err: error, emailId, attempts: failures }, 'e-mail failed for good');
+      return null;
+    }
+    const next = new Date(Date.now() + emailRetryDelay(failures, deps.config.EMAIL_RETRY_BASE_MS));
+    await store.recordAttempt(email.id, { state: 'queued', error: message, nextAttemptAt: next });
+    deps.logger.warn({ err: error, emailId, attempts: failures, next }, 'e-mail send failed; will retry');
+    return next;
+  }
+}
+
+/** On a worker with SMTP: every mail still waiting (kept `unsent`, or queued before a crash) gets its send job. */
+export async function recoverOutbox(deps: Deps): Promise<number> {
+  const store = emailStore(deps.db);
+  const waiting = await store.waiting();
+  for (const email of waiting) {
+    if (email.state === 'unsent') await store.setQueued(email.id);
+    await deps.jobs.enqueueUnique(EMAIL_SEND_JOB, { emailId: email.id }, 'emailId', { insertOnly: true, at: email.nextAttemptAt ?? undefined });
+  }
+  return waiting.length;
+}
+
+export function toAdminEmail(email: OutboxEmail) {
+  return {
+    id: email.id,
+    to: email.to,
+    subject: email.subject,
+    state: email.state,
+    attempts: email.attempts,
+    lastError: email.lastError,
+    nextAttemptAt: email.nextAttemptAt?.toISOString() ?? null,
+    sentAt: email.sentAt?.toISOString() ?? null,
+    createdAt: email.createdAt.toISOString(),
+  };
+}
+
+export async function listEmails(deps: Deps, workspaceId: string, options: { limit: number; before?: string }) {
+  const items = await emailStore(deps.db).list(workspaceId, { limit: options.limit + 1, before: options.before });
+  const page = items.slice(0, options.limit);
+  return { items: page.map(toAdminEmail), nextBefore: items.length > options.limit ? page[page.length - 1].id : null };
 }

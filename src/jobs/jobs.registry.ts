@@ -1,4 +1,15 @@
 import type { Deps } from '../shared/deps.js';
+import { registerEmailJobs } from '../email/email.jobs.js';
 
-/** Defines every job handler and subscribes the job-producing domain events. */
-export function registerJobs(_deps: Deps): void {}
+/**
+ * Defines every job handler and subscribes the job-producing domain events. Runs on every node (an API
+ * node stores jobs, a worker runs them); `recover` runs when this node starts working jobs.
+ */
+export function registerJobs(deps: Deps): { recover(): Promise<void> } {
+  const email = registerEmailJobs(deps);
+  return {
+    async recover() {
+      await email.recover();
+    },
+  };
+}

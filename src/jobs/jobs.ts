@@ -10,9 +10,21 @@ import type { Logger } from 'pino';
 export interface JobQueue {
   agenda: Agenda;
   enqueue(name: string, data: Record<string, unknown>): Promise<void>;
+  /**
+   * Stores the one job of `name` whose `data[key]` is `data[key]`, due at `at` (default now). Calling it
+   * again for the same entity moves that job instead of adding a second one, so recovery can call it
+   * freely; `insertOnly` leaves an existing job untouched.
+   */
+  enqueueUnique(name: string, data: Record<string, unknown>, key: string, options?: { at?: Date; insertOnly?: boolean }): Promise<void>;
   /** Starts processing on this node (worker role). */
   start(): Promise<void>;
   stop(): Promise<void>;
+  /**
+   * Stops polling at once without unlocking or finishing the jobs in hand: what a crashed worker leaves
+   * behind. Tests use it to show another worker picks those jobs up once their locks expire.
+   */
+  abandon(): void;
+  readonly running: boolean;
 }
 
 export function createJobQueue(db: Connection, logger: Logger, options: { processEvery?: number } = {}): JobQueue {
@@ -21,18 +33,33 @@ export function createJobQueue(db: Connection, logger: Logger, options: { proces
     processEvery: options.processEvery ?? 1000,
   } as never);
   agenda.on('error', (error: Error) => logger.error({ err: error }, 'job queue error'));
+  agenda.on('fail', (error: Error, job: { attrs: { name: string } }) => logger.error({ err: error, job: job.attrs.name }, 'job failed'));
   let started = false;
   return {
     agenda,
+    get running() {
+      return started;
+    },
     async enqueue(name, data) {
       await agenda.now(name, data);
+    },
+    async enqueueUnique(name, data, key, opts = {}) {
+      await agenda
+        .create(name, data)
+        .unique({ name, [`data.${key}`]: data[key] } as never, { insertOnly: opts.insertOnly ?? false })
+        .schedule(opts.at ?? new Date())
+        .save();
     },
     async start() {
       await agenda.start();
       started = true;
     },
     async stop() {
-      if (started) await agenda.stop();
+      if (started) await agenda.stop(false);
+      started = false;
+    },
+    abandon() {
+      (agenda as unknown as { jobProcessor?: { stop(): unknown } }).jobProcessor?.stop();
       started = false;
     },
   };

@@ -1,0 +1,119 @@
+import { Schema, Types, type Connection } from 'mongoose';
+import { defineModel } from '../db/mongo.js';
+
+/**
+ * The outbox. `queued`: waiting for its send job (first try or a retry); `sent`: accepted by SMTP;
+ * `unsent`: no SMTP server is configured, kept until a worker with one starts; `failed`: permanently
+ * rejected or out of attempts.
+ */
+export type EmailState = 'queued' | 'sent' | 'unsent' | 'failed';
+
+export interface OutboxEmail {
+  id: string;
+  workspaceId: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  state: EmailState;
+  attempts: number;
+  lastError: string | null;
+  nextAttemptAt: Date | null;
+  sentAt: Date | null;
+  messageId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface EmailDoc extends Omit<OutboxEmail, 'id'> {
+  _id: Types.ObjectId;
+}
+
+const emailSchema = new Schema<EmailDoc>(
+  {
+    workspaceId: { type: String, required: true },
+    to: { type: String, required: true },
+    subject: { type: String, required: true },
+    text: { type: String, required: true },
+    html: { type: String, default: '' },
+    state: { type: String, required: true },
+    attempts: { type: Number, default: 0 },
+    lastError: { type: String, default: null },
+    nextAttemptAt: { type: Date, default: null },
+    sentAt: { type: Date, default: null },
+    messageId: { type: String, default: null },
+  },
+  { timestamps: true, collection: 'email_outbox' },
+);
+// GET /admin/workspaces/:wid/emails: one workspace, newest first.
+emailSchema.index({ workspaceId: 1, _id: -1 });
+// Worker boot: re-enqueue mails that are still waiting (`queued`, `unsent`).
+emailSchema.index({ state: 1 });
+
+const Emails = defineModel('EmailOutbox', emailSchema);
+
+function toEmail(doc: EmailDoc): OutboxEmail {
+  const { _id, ...rest } = doc;
+  return {
+    id: _id.toHexString(),
+    workspaceId: rest.workspaceId,
+    to: rest.to,
+    subject: rest.subject,
+    text: rest.text,
+    html: rest.html ?? '',
+    state: rest.state,
+    attempts: rest.attempts ?? 0,
+    lastError: rest.lastError ?? null,
+    nextAttemptAt: rest.nextAttemptAt ?? null,
+    sentAt: rest.sentAt ?? null,
+    messageId: rest.messageId ?? null,
+    createdAt: rest.createdAt,
+    updatedAt: rest.updatedAt,
+  };
+}
+
+export function emailStore(db: Connection) {
+  const model = Emails(db);
+  return {
+    async create(input: { workspaceId: string; to: string; subject: string; text: string; html: string; state: EmailState }): Promise<OutboxEmail> {
+      const doc = await model.create({ ...input, attempts: 0, lastError: null, nextAttemptAt: null, sentAt: null, messageId: null });
+      return toEmail(doc.toObject());
+    },
+    async byId(id: string): Promise<OutboxEmail | null> {
+      if (!/^[0-9a-f]{24}$/i.test(id)) return null;
+      const doc = await model.findById(id).lean<EmailDoc>();
+      return doc ? toEmail(doc) : null;
+    },
+    async list(workspaceId: string, options: { limit: number; before?: string }): Promise<OutboxEmail[]> {
+      const filter: Record<string, unknown> = { workspaceId };
+      if (options.before) filter._id = { $lt: new Types.ObjectId(options.before) };
+      const docs = await model.find(filter).sort({ _id: -1 }).limit(options.limit).lean<EmailDoc[]>();
+      return docs.map(toEmail);
+    },
+    async waiting(): Promise<OutboxEmail[]> {
+      const docs = await model.find({ state: { $in: ['queued', 'unsent'] } }).sort({ _id: 1 }).limit(10_000).lean<EmailDoc[]>();
+      return docs.map(toEmail);
+    },
+    async setQueued(id: string): Promise<void> {
+      await model.updateOne({ _id: id, state: 'unsent' }, { $set: { state: 'queued' } });
+    },
+    async recordAttempt(
+      id: string,
+      outcome: { state: EmailState; error: string | null; nextAttemptAt: Date | null; sentAt?: Date | null; messageId?: string | null },
+    ): Promise<void> {
+      await model.updateOne(
+        { _id: id },
+        {
+          $inc: { attempts: 1 },
+          $set: {
+            state: outcome.state,
+            lastError: outcome.error,
+            nextAttemptAt: outcome.nextAttemptAt,
+            sentAt: outcome.sentAt ?? null,
+            messageId: outcome.messageId ?? null,
+          },
+        },
+      );
+    },
+  };
+}
