@@ -1,3 +1,275 @@
-import type { RouteDef } from '../http/route.js';
+import { route, type RouteDef } from '../http/route.js';
+import { workspaceIdParams } from '../workspaces/workspaces.schemas.js';
+import {
+  afterQuery,
+  agentMessageBody,
+  adminConversationSchema,
+  bootstrapQuery,
+  bootstrapSchema,
+  chatMessageSchema,
+  configQuery,
+  conversationListSchema,
+  conversationParams,
+  listConversationsQuery,
+  messagesReplySchema,
+  publishableKeyReplySchema,
+  putSettingsBody,
+  settingsReplySchema,
+  startConversationBody,
+  startResultSchema,
+  tokenParams,
+  visitorMessageBody,
+  widgetConfigSchema,
+} from './livechat.schemas.js';
+import {
+  FLOOD_LIMIT,
+  MESSAGES_PAGE,
+  agentMessages,
+  bootstrap,
+  closeConversation,
+  getConversation,
+  getSettings,
+  listConversations,
+  postAgentMessage,
+  postVisitorMessage,
+  putSettings,
+  rotatePublishableKey,
+  startConversation,
+  visitorMessages,
+  widgetConfig,
+} from './livechat.service.js';
 
-export const liveChatRoutes: RouteDef[] = [];
+const external = ['External: live chat'];
+const admin = ['Live chat'];
+
+const LOCALE_RULE =
+  'Texts are resolved for `locale`: exact tag (case-insensitive), then its primary subtag (`de-CH` -> `de`), then the default text. ' +
+  'An unknown or malformed locale yields the default text, never an error.';
+
+const CURSOR_RULE =
+  '`createdAt` carries milliseconds and is strictly increasing within a conversation: each message gets the later of now and ' +
+  'the previous message + 1 ms, and writers of one conversation are serialised so a message is stored before the next one is ' +
+  'dated. `after` = the last seen `createdAt` is therefore an exact cursor: even two messages sent in the same millisecond are ' +
+  `each returned exactly once. At most ${MESSAGES_PAGE} messages per call, oldest first; when a page is full, call again with ` +
+  'the last `createdAt`.';
+
+export const liveChatRoutes: RouteDef[] = [
+  // -------------------------------------------------------------------------------------------
+  // External (widget and consumer servers)
+  // -------------------------------------------------------------------------------------------
+  route({
+    method: 'get',
+    path: '/external/live-chat/config',
+    summary: 'Widget config (publishable key)',
+    description:
+      `${LOCALE_RULE} \`online\` is true while at least one team member holds an agent-console socket on any node, unless the ` +
+      'settings force it. Resolved live on every call. A deactivated or disabled plugin, an unknown or revoked publishable key, or ' +
+      'no key at all answer 200 `{"enabled": false}`; a workspace API key (`sk_`) answers 401 `wrong_credential_kind`.',
+    tags: external,
+    auth: 'publishableKeyOptional',
+    query: configQuery,
+    responses: { 200: { description: 'Widget config, or `{enabled:false}`.', schema: widgetConfigSchema }, 401: 'A credential of the wrong kind.' },
+    handle: async ({ deps, workspace, query }) => ({ body: await widgetConfig(deps, workspace, query.locale) }),
+  }),
+  route({
+    method: 'get',
+    path: '/external/live-chat/bootstrap',
+    summary: 'Server-side widget bootstrap (workspace key only)',
+    description:
+      `For the consumer's server to render the widget tag: the publishable key, texts and \`scriptPath\` (\`/widget/widget.js\`, ` +
+      `relative to this service). ${LOCALE_RULE} When the plugin is not activated or is disabled: \`{"enabled": false}\`. ` +
+      'A publishable key answers 401 `wrong_credential_kind`.',
+    tags: external,
+    auth: 'workspaceKey',
+    query: bootstrapQuery,
+    responses: { 200: { description: 'Bootstrap object, or `{enabled:false}`.', schema: bootstrapSchema }, 401: 'Missing, invalid or wrong-kind key.' },
+    handle: async ({ deps, workspace, query }) => ({ body: await bootstrap(deps, workspace, query.locale) }),
+  }),
+  route({
+    method: 'post',
+    path: '/external/live-chat/conversations',
+    summary: 'Start or resume a conversation (publishable key)',
+    description:
+      '201 with `resumed:false` when a conversation is created; 200 with `resumed:true` when one is resumed; 200 `{"enabled": false}` ' +
+      'when the plugin is not activated or disabled. Resume order: (1) `conversationToken` of an OPEN conversation of this workspace ' +
+      '(a token of another workspace, of a CLOSED conversation, unknown, or of another verified person is ignored and a new ' +
+      'conversation is created); (2) without a token, a verified `visitor` resumes that `externalId`\'s newest OPEN conversation and ' +
+      'gets its token. `visitor` is verified with `identityToken` (HMAC of `externalId`, derived or explicit secret): a verified ' +
+      'identity marks the conversation verified and carries name, email and attributes. An identity that is malformed, over its ' +
+      'bounds (externalId 128, name 120, email 200, 10 attributes of 40/100 chars), unsigned or wrongly signed is never an error: ' +
+      'the conversation starts anonymously and the failure is logged with the workspace id. `greeting` follows `locale` as in the ' +
+      'widget config. New conversations are pushed to agent consoles as `conversation.created`.',
+    tags: external,
+    auth: 'publishableKey',
+    body: startConversationBody,
+    responses: {
+      200: { description: 'Resumed, or `{enabled:false}`.', schema: startResultSchema },
+      201: { description: 'Created.', schema: startResultSchema },
+      400: 'Invalid body (visitorSessionId 1-120, pageUrl/referrer at most 2000, locale BCP47 at most 35).',
+      401: 'Missing, unknown or wrong-kind key.',
+    },
+    handle: async ({ deps, workspace, body }) => startConversation(deps, workspace, body),
+  }),
+  route({
+    method: 'post',
+    path: '/external/live-chat/conversations/:token/messages',
+    summary: 'Visitor sends a message (conversation token)',
+    description:
+      'The token in the path is the credential. `body` is plain text (1 to 2000 chars); markup is removed and a body with no ' +
+      'text left is 400. `visitorName` (at most 120) and `visitorEmail` (valid, at most 200) only fill values not known yet ' +
+      `(from verified identity or an earlier message); they never overwrite. Flood guard: more than ${FLOOD_LIMIT} messages per ` +
+      'minute per conversation answer 409 `flood_limited` (fixed one-minute window counted atomically and shared by all nodes ' +
+      'through Redis; refused attempts count too). A conversation closed by the team answers 409 `conversation_closed`. ' +
+      'The message is pushed to agent consoles as `message.created`.',
+    tags: external,
+    auth: 'none',
+    params: tokenParams,
+    body: visitorMessageBody,
+    responses: {
+      201: { description: 'The stored message (`sender` VISITOR).', schema: chatMessageSchema },
+      400: 'Empty, non-string or oversize body; invalid visitorName/visitorEmail.',
+      404: 'Unknown token (`conversation_not_found`).',
+      409: '`flood_limited` or `conversation_closed`.',
+    },
+    handle: async ({ deps, params, body }) => ({ status: 201, body: await postVisitorMessage(deps, params.token, body) }),
+  }),
+  route({
+    method: 'get',
+    path: '/external/live-chat/conversations/:token/messages',
+    summary: 'Visitor polls messages (conversation token)',
+    description:
+      `Only messages newer than \`after\` (all when omitted), oldest first, senders VISITOR and AGENT, with the conversation ` +
+      `\`status\` (OPEN or CLOSED). ${CURSOR_RULE} Fetching marks the returned team (AGENT) messages read. Bodies are plain text, ` +
+      'never HTML. A malformed `after` is 400.',
+    tags: external,
+    auth: 'none',
+    params: tokenParams,
+    query: afterQuery,
+    responses: {
+      200: { description: 'Status and messages.', schema: messagesReplySchema },
+      400: 'Malformed `after`.',
+      404: 'Unknown token (`conversation_not_found`).',
+    },
+    handle: async ({ deps, params, query }) => ({ body: await visitorMessages(deps, params.token, query.after) }),
+  }),
+
+  // -------------------------------------------------------------------------------------------
+  // Admin: plugin settings
+  // -------------------------------------------------------------------------------------------
+  route({
+    method: 'get',
+    path: '/admin/workspaces/:wid/plugins/live-chat',
+    summary: 'Live-chat settings and publishable key',
+    description: 'Before the first save: defaults with `enabled:false` and `publishableKey: null`. The identity secret is never returned, only whether one is configured.',
+    tags: admin,
+    auth: 'member',
+    params: workspaceIdParams,
+    responses: { 200: { description: 'Settings.', schema: settingsReplySchema }, 404: 'Not a member, or no such workspace.' },
+    handle: async ({ deps, workspace }) => ({ body: await getSettings(deps, workspace.id) }),
+  }),
+  route({
+    method: 'put',
+    path: '/admin/workspaces/:wid/plugins/live-chat',
+    summary: 'Save live-chat settings (owners)',
+    description:
+      'Replaces the settings. The first save with `enabled:true` mints the publishable key; later saves keep it (rotate it ' +
+      'explicitly). `greetings` / `offlineMessages` map BCP47 locales to texts (at most 500 chars, 50 locales). `identitySecret`: ' +
+      'omitted keeps the current one, null clears it, a string (16-200 chars) sets it; it is stored encrypted and accepted in ' +
+      'addition to the derived secret. `forceOnline` true/false overrides agent presence in the widget config.',
+    tags: admin,
+    auth: 'member',
+    role: 'owner',
+    params: workspaceIdParams,
+    body: putSettingsBody,
+    responses: { 200: { description: 'Saved settings.', schema: settingsReplySchema }, 400: 'Invalid body.', 403: 'Agents may not change settings.' },
+    handle: async ({ deps, workspace, body }) => ({ body: await putSettings(deps, workspace.id, body) }),
+  }),
+  route({
+    method: 'post',
+    path: '/admin/workspaces/:wid/plugins/live-chat/publishable-key/rotate',
+    summary: 'Rotate the publishable key (owners)',
+    description: 'The old publishable key stops working at once (its widget config answers `{enabled:false}`).',
+    tags: admin,
+    auth: 'member',
+    role: 'owner',
+    params: workspaceIdParams,
+    responses: { 200: { description: 'The new key.', schema: publishableKeyReplySchema }, 403: 'Agents may not rotate keys.' },
+    handle: async ({ deps, workspace }) => ({ body: { publishableKey: await rotatePublishableKey(deps, workspace.id) } }),
+  }),
+
+  // -------------------------------------------------------------------------------------------
+  // Admin: agent work
+  // -------------------------------------------------------------------------------------------
+  route({
+    method: 'get',
+    path: '/admin/workspaces/:wid/conversations',
+    summary: 'Conversations, newest activity first',
+    description:
+      'Optional `status` (OPEN or CLOSED). Each item carries the visitor identity (`verified` true only for a verified ' +
+      '`identityToken`), `unreadCount` (visitor messages the team has not fetched yet) and `lastMessage`. Paginated with ' +
+      '`page` and `limit` (default 50, at most 100).',
+    tags: admin,
+    auth: 'member',
+    params: workspaceIdParams,
+    query: listConversationsQuery,
+    responses: { 200: { description: 'A page of conversations.', schema: conversationListSchema } },
+    handle: async ({ deps, workspace, query }) => ({ body: await listConversations(deps, workspace.id, query) }),
+  }),
+  route({
+    method: 'get',
+    path: '/admin/workspaces/:wid/conversations/:cid',
+    summary: 'One conversation',
+    tags: admin,
+    auth: 'member',
+    params: conversationParams,
+    responses: { 200: { description: 'The conversation.', schema: adminConversationSchema }, 404: '`conversation_not_found`.' },
+    handle: async ({ deps, workspace, params }) => ({ body: await getConversation(deps, workspace.id, params.cid) }),
+  }),
+  route({
+    method: 'get',
+    path: '/admin/workspaces/:wid/conversations/:cid/messages',
+    summary: "A conversation's messages",
+    description: `Same cursor as the visitor's poll. ${CURSOR_RULE} Fetching marks the returned visitor messages read (unread count).`,
+    tags: admin,
+    auth: 'member',
+    params: conversationParams,
+    query: afterQuery,
+    responses: { 200: { description: 'Status and messages.', schema: messagesReplySchema }, 400: 'Malformed `after`.', 404: '`conversation_not_found`.' },
+    handle: async ({ deps, workspace, params, query }) => ({ body: await agentMessages(deps, workspace.id, params.cid, query.after) }),
+  }),
+  route({
+    method: 'post',
+    path: '/admin/workspaces/:wid/conversations/:cid/messages',
+    summary: 'Reply as the team (AGENT message)',
+    description:
+      'Plain text (1 to 2000 chars, markup removed). Stored, then pushed at once as `message.created` to the visitor\'s ' +
+      '`/widget` sockets and the `/agent` consoles on every node. No flood guard applies to the team. A CLOSED conversation is 409.',
+    tags: admin,
+    auth: 'member',
+    params: conversationParams,
+    body: agentMessageBody,
+    responses: {
+      201: { description: 'The stored message (`sender` AGENT).', schema: chatMessageSchema },
+      400: 'Empty or oversize body.',
+      404: '`conversation_not_found`.',
+      409: '`conversation_closed`.',
+    },
+    handle: async ({ deps, workspace, params, user, body }) => ({
+      status: 201,
+      body: await postAgentMessage(deps, workspace.id, params.cid, user.id, body.body),
+    }),
+  }),
+  route({
+    method: 'post',
+    path: '/admin/workspaces/:wid/conversations/:cid/close',
+    summary: 'Close a conversation',
+    description:
+      'Sets the status to CLOSED (idempotent) and pushes `conversation.updated` to the visitor and the consoles. Afterwards the ' +
+      'visitor\'s posts answer 409 `conversation_closed` and a start with its token creates a new conversation.',
+    tags: admin,
+    auth: 'member',
+    params: conversationParams,
+    responses: { 200: { description: 'The closed conversation.', schema: adminConversationSchema }, 404: '`conversation_not_found`.' },
+    handle: async ({ deps, workspace, params }) => ({ body: await closeConversation(deps, workspace.id, params.cid) }),
+  }),
+];

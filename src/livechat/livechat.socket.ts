@@ -1,4 +1,122 @@
+import type { Namespace, Socket } from 'socket.io';
 import type { Deps } from '../shared/deps.js';
+import { sha256Hex } from '../shared/crypto.js';
+import { accessWorkspace, resolveSession } from '../auth/auth.service.js';
+import { AppError } from '../http/errors.js';
+import {
+  NAMESPACES,
+  rooms,
+  type AgentServerEvents,
+  type ChatMessage,
+  type ClientEvents,
+  type ConversationStatus,
+  type WidgetServerEvents,
+} from '../realtime/events.js';
+import { conversationStore } from './livechat.model.js';
 
-/** Registers the `/widget` and `/agent` Socket.IO namespaces. */
-export function registerLiveChatSockets(_deps: Deps): void {}
+type WidgetNamespace = Namespace<ClientEvents, WidgetServerEvents>;
+type AgentNamespace = Namespace<ClientEvents, AgentServerEvents>;
+
+const widgetNs = (deps: Deps) => deps.realtime.io.of(NAMESPACES.widget) as unknown as WidgetNamespace;
+const agentNs = (deps: Deps) => deps.realtime.io.of(NAMESPACES.agent) as unknown as AgentNamespace;
+
+/** How long a cross-node presence query may take before the config answers from what it knows. */
+const PRESENCE_TIMEOUT_MS = 1_500;
+
+function handshakeString(socket: Socket, name: string): string | undefined {
+  const value = (socket.handshake.auth as Record<string, unknown> | undefined)?.[name];
+  return typeof value === 'string' && value ? value : undefined;
+}
+
+/**
+ * Registers the `/widget` and `/agent` Socket.IO namespaces. Both authenticate in the handshake; a
+ * refused handshake reaches the client as `connect_error` with the error code as its message.
+ */
+export function registerLiveChatSockets(deps: Deps): void {
+  // Visitors: `auth: {conversationToken}`; the socket joins that one conversation's room.
+  widgetNs(deps).use((socket, next) => {
+    const token = handshakeString(socket, 'conversationToken');
+    if (!token) return next(new Error('conversation_not_found'));
+    conversationStore(deps.db)
+      .byTokenHash(sha256Hex(token))
+      .then((conversation) => {
+        if (!conversation) return next(new Error('conversation_not_found'));
+        socket.data.conversationId = conversation.id;
+        socket.data.workspaceId = conversation.workspaceId;
+        next();
+      })
+      .catch((error: unknown) => {
+        deps.logger.error({ err: error }, 'widget handshake failed');
+        next(new Error('internal_error'));
+      });
+  });
+
+  // Agent consoles: `auth: {token, workspaceId}` with a member's session; one room per workspace.
+  agentNs(deps).use((socket, next) => {
+    const token = handshakeString(socket, 'token');
+    const workspaceId = handshakeString(socket, 'workspaceId');
+    if (!token || !workspaceId) return next(new Error('unauthorized'));
+    (async () => {
+      const user = await resolveSession(deps, token);
+      if (!user) throw new AppError(401, 'invalid_session', 'The session is unknown, expired or revoked.');
+      const { workspace } = await accessWorkspace(deps, user, workspaceId, 'agent');
+      socket.data.userId = user.id;
+      socket.data.workspaceId = workspace.id;
+    })().then(
+      () => next(),
+      (error: unknown) => {
+        if (error instanceof AppError) return next(new Error(error.status === 404 ? 'workspace_not_found' : 'unauthorized'));
+        deps.logger.error({ err: error }, 'agent handshake failed');
+        next(new Error('internal_error'));
+      },
+    );
+  });
+
+  widgetNs(deps).on('connection', (socket) => void socket.join(rooms.conversation(socket.data.conversationId as string)));
+  agentNs(deps).on('connection', (socket) => void socket.join(rooms.workspaceAgents(socket.data.workspaceId as string)));
+}
+
+/**
+ * True while at least one team member of the workspace holds an agent-console socket on any node.
+ * Local sockets answer at once; otherwise the Redis adapter asks the other nodes. When Redis is away the
+ * answer is what this node knows (logged), so the widget config never hangs or fails.
+ */
+export async function agentsOnline(deps: Deps, workspaceId: string): Promise<boolean> {
+  const ns = agentNs(deps);
+  const room = rooms.workspaceAgents(workspaceId);
+  if ((ns.adapter.rooms.get(room)?.size ?? 0) > 0) return true;
+  if (!deps.redis) return false;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const sockets = await Promise.race([
+      ns.in(room).fetchSockets(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('presence query timed out')), PRESENCE_TIMEOUT_MS);
+      }),
+    ]);
+    return sockets.length > 0;
+  } catch (error) {
+    deps.logger.warn({ err: error, workspaceId }, 'cross-node presence unavailable; answering from this node');
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Pushes go through the adapter: with Redis they reach the sockets of every node. */
+export const push = {
+  /** A message to the workspace's agent consoles; AGENT messages also to the visitor's sockets. */
+  message(deps: Deps, workspaceId: string, conversationId: string, message: ChatMessage): void {
+    const payload = { conversationId, message };
+    if (message.sender === 'AGENT') widgetNs(deps).to(rooms.conversation(conversationId)).emit('message.created', payload);
+    agentNs(deps).to(rooms.workspaceAgents(workspaceId)).emit('message.created', payload);
+  },
+  status(deps: Deps, workspaceId: string, conversationId: string, status: ConversationStatus): void {
+    const payload = { conversationId, status };
+    widgetNs(deps).to(rooms.conversation(conversationId)).emit('conversation.updated', payload);
+    agentNs(deps).to(rooms.workspaceAgents(workspaceId)).emit('conversation.updated', payload);
+  },
+  created(deps: Deps, workspaceId: string, conversationId: string): void {
+    agentNs(deps).to(rooms.workspaceAgents(workspaceId)).emit('conversation.created', { conversationId });
+  },
+};

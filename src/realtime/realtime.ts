@@ -13,7 +13,7 @@ export interface Realtime {
   close(): Promise<void>;
 }
 
-export async function createRealtime(options: { logger: Logger; redis?: RedisClient }): Promise<Realtime> {
+export async function createRealtime(options: { logger: Logger; redis?: RedisClient; requestsTimeoutMs?: number }): Promise<Realtime> {
   const io = new Server({ cors: { origin: '*' }, serveClient: false });
   const extraClients: RedisClient[] = [];
   if (options.redis) {
@@ -25,7 +25,16 @@ export async function createRealtime(options: { logger: Logger; redis?: RedisCli
     }
     await Promise.all([pub.connect(), sub.connect()]);
     extraClients.push(pub, sub);
-    io.adapter(createAdapter(pub, sub));
+    // The adapter publishes without awaiting; a failed publish (Redis away) must be logged, not become an
+    // unhandled rejection. Local sockets are served before the publish, so this node keeps working.
+    const publish = pub.publish.bind(pub);
+    (pub as { publish: typeof pub.publish }).publish = ((...args: Parameters<typeof publish>) =>
+      publish(...args).catch((error: unknown) => {
+        options.logger.error({ err: error, client: 'adapter-pub' }, 'redis adapter publish failed');
+        return 0;
+      })) as typeof pub.publish;
+    // Cross-node requests (fetchSockets for agent presence) give up quickly when a node does not answer.
+    io.adapter(createAdapter(pub, sub, { requestsTimeout: options.requestsTimeoutMs ?? 1_000 }));
   }
   return {
     io,

@@ -1,0 +1,446 @@
+import { Schema, Types, type Connection } from 'mongoose';
+import { defineModel } from '../db/mongo.js';
+import { loadJson, storeJson } from '../db/json-field.js';
+import type { ChatMessage, ConversationStatus } from '../realtime/events.js';
+
+export type Sender = ChatMessage['sender'];
+
+// ---------------------------------------------------------------------------------------------
+// Plugin settings
+// ---------------------------------------------------------------------------------------------
+
+export interface LiveChatSettings {
+  workspaceId: string;
+  enabled: boolean;
+  greeting: string;
+  greetings: Record<string, string>;
+  offlineMessage: string | null;
+  offlineMessages: Record<string, string>;
+  theme: Record<string, string> | null;
+  forceOnline: boolean | null;
+  activatedAt: Date | null;
+  updatedAt: Date;
+}
+
+interface SettingsDoc {
+  _id: Types.ObjectId;
+  workspaceId: Types.ObjectId;
+  enabled: boolean;
+  greeting: string;
+  // Locale maps and theme are user-keyed objects: stored as JSON text (keys may hold `.` or `$`).
+  greetingsJson: string | null;
+  offlineMessage: string | null;
+  offlineMessagesJson: string | null;
+  themeJson: string | null;
+  forceOnline: boolean | null;
+  activatedAt: Date | null;
+  updatedAt: Date;
+}
+
+const settingsSchema = new Schema<SettingsDoc>(
+  {
+    workspaceId: { type: Schema.Types.ObjectId, required: true },
+    enabled: { type: Boolean, required: true },
+    greeting: { type: String, required: true },
+    greetingsJson: { type: String, default: null },
+    offlineMessage: { type: String, default: null },
+    offlineMessagesJson: { type: String, default: null },
+    themeJson: { type: String, default: null },
+    forceOnline: { type: Boolean, default: null },
+    activatedAt: { type: Date, default: null },
+    updatedAt: { type: Date, required: true },
+  },
+  { collection: 'livechat_settings' },
+);
+// Every widget config / conversation start reads the workspace's settings; one document per workspace.
+settingsSchema.index({ workspaceId: 1 }, { unique: true });
+
+const Settings = defineModel('LiveChatSettings', settingsSchema);
+
+function toSettings(doc: SettingsDoc): LiveChatSettings {
+  return {
+    workspaceId: doc.workspaceId.toHexString(),
+    enabled: doc.enabled,
+    greeting: doc.greeting,
+    greetings: loadJson<Record<string, string>>(doc.greetingsJson) ?? {},
+    offlineMessage: doc.offlineMessage ?? null,
+    offlineMessages: loadJson<Record<string, string>>(doc.offlineMessagesJson) ?? {},
+    theme: loadJson<Record<string, string>>(doc.themeJson),
+    forceOnline: doc.forceOnline ?? null,
+    activatedAt: doc.activatedAt ?? null,
+    updatedAt: doc.updatedAt,
+  };
+}
+
+export type SettingsInput = Omit<LiveChatSettings, 'workspaceId' | 'activatedAt' | 'updatedAt'>;
+
+export function liveChatSettingsStore(db: Connection) {
+  const model = Settings(db);
+  return {
+    async get(workspaceId: string): Promise<LiveChatSettings | null> {
+      const doc = await model.findOne({ workspaceId: new Types.ObjectId(workspaceId) }).lean<SettingsDoc>();
+      return doc ? toSettings(doc) : null;
+    },
+    /** Replaces the settings; `activatedAt` is stamped by the first save that enables the plugin. */
+    async put(workspaceId: string, input: SettingsInput, now: Date): Promise<LiveChatSettings> {
+      const filter = { workspaceId: new Types.ObjectId(workspaceId) };
+      await model.updateOne(
+        filter,
+        {
+          $set: {
+            enabled: input.enabled,
+            greeting: input.greeting,
+            greetingsJson: storeJson(input.greetings),
+            offlineMessage: input.offlineMessage,
+            offlineMessagesJson: storeJson(input.offlineMessages),
+            themeJson: storeJson(input.theme),
+            forceOnline: input.forceOnline,
+            updatedAt: now,
+          },
+        },
+        { upsert: true },
+      );
+      if (input.enabled) await model.updateOne({ ...filter, activatedAt: null }, { $set: { activatedAt: now } });
+      return (await this.get(workspaceId))!;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Conversations
+// ---------------------------------------------------------------------------------------------
+
+export interface Conversation {
+  id: string;
+  workspaceId: string;
+  status: ConversationStatus;
+  visitorSessionId: string;
+  pageUrl: string | null;
+  referrer: string | null;
+  locale: string | null;
+  externalId: string | null;
+  identityVerified: boolean;
+  visitorName: string | null;
+  visitorEmail: string | null;
+  attributes: Record<string, string> | null;
+  lastMessage: ChatMessage | null;
+  lastActivityAt: Date;
+  closedAt: Date | null;
+  createdAt: Date;
+  /** The conversation token, encrypted (resume by verified identity hands it out again). */
+  sealedToken: string;
+}
+
+interface LastMessageDoc {
+  id: string;
+  sender: Sender;
+  body: string;
+  createdAt: Date;
+}
+
+interface ConversationDoc {
+  _id: Types.ObjectId;
+  workspaceId: Types.ObjectId;
+  tokenHash: string;
+  sealedToken: string;
+  status: ConversationStatus;
+  visitorSessionId: string;
+  pageUrl: string | null;
+  referrer: string | null;
+  locale: string | null;
+  externalId: string | null;
+  identityVerified: boolean;
+  visitorName: string | null;
+  visitorEmail: string | null;
+  attributesJson: string | null;
+  lastMessage: LastMessageDoc | null;
+  /** createdAt (ms) of the newest message: the next one gets at least this + 1. */
+  lastMessageAtMs: number;
+  /** Wall-clock lease (ms) of the writer currently appending a message; 0 when free. */
+  lockUntil: number;
+  lastActivityAt: Date;
+  closedAt: Date | null;
+  createdAt: Date;
+}
+
+const conversationSchema = new Schema<ConversationDoc>(
+  {
+    workspaceId: { type: Schema.Types.ObjectId, required: true },
+    tokenHash: { type: String, required: true },
+    sealedToken: { type: String, required: true },
+    status: { type: String, enum: ['OPEN', 'CLOSED'], required: true },
+    visitorSessionId: { type: String, required: true },
+    pageUrl: { type: String, default: null },
+    referrer: { type: String, default: null },
+    locale: { type: String, default: null },
+    externalId: { type: String, default: null },
+    identityVerified: { type: Boolean, required: true },
+    visitorName: { type: String, default: null },
+    visitorEmail: { type: String, default: null },
+    attributesJson: { type: String, default: null },
+    lastMessage: {
+      type: new Schema<LastMessageDoc>({ id: String, sender: String, body: String, createdAt: Date }, { _id: false }),
+      default: null,
+    },
+    lastMessageAtMs: { type: Number, required: true },
+    lockUntil: { type: Number, required: true },
+    lastActivityAt: { type: Date, required: true },
+    closedAt: { type: Date, default: null },
+    createdAt: { type: Date, required: true },
+  },
+  { collection: 'livechat_conversations' },
+);
+// The conversation token is the visitor's credential: message routes and widget sockets look it up by hash.
+conversationSchema.index({ tokenHash: 1 }, { unique: true });
+// Resume: the newest OPEN conversation of a verified externalId in a workspace.
+conversationSchema.index({ workspaceId: 1, externalId: 1, status: 1, createdAt: -1 });
+// Agent inbox: a workspace's conversations by status, newest activity first.
+conversationSchema.index({ workspaceId: 1, status: 1, lastActivityAt: -1 });
+
+const Conversations = defineModel('LiveChatConversation', conversationSchema);
+
+function toChatMessage(doc: LastMessageDoc): ChatMessage {
+  return { id: doc.id, sender: doc.sender, body: doc.body, createdAt: doc.createdAt.toISOString() };
+}
+
+function toConversation(doc: ConversationDoc): Conversation {
+  return {
+    id: doc._id.toHexString(),
+    workspaceId: doc.workspaceId.toHexString(),
+    status: doc.status,
+    visitorSessionId: doc.visitorSessionId,
+    pageUrl: doc.pageUrl ?? null,
+    referrer: doc.referrer ?? null,
+    locale: doc.locale ?? null,
+    externalId: doc.externalId ?? null,
+    identityVerified: doc.identityVerified,
+    visitorName: doc.visitorName ?? null,
+    visitorEmail: doc.visitorEmail ?? null,
+    attributes: loadJson<Record<string, string>>(doc.attributesJson),
+    lastMessage: doc.lastMessage ? toChatMessage(doc.lastMessage) : null,
+    lastActivityAt: doc.lastActivityAt,
+    closedAt: doc.closedAt ?? null,
+    createdAt: doc.createdAt,
+    sealedToken: doc.sealedToken,
+  };
+}
+
+export interface NewConversation {
+  tokenHash: string;
+  sealedToken: string;
+  visitorSessionId: string;
+  pageUrl: string | null;
+  referrer: string | null;
+  locale: string | null;
+  identity: { externalId: string; name: string | null; email: string | null; attributes: Record<string, string> | null } | null;
+}
+
+/** A locked conversation: the holder may append a message, then must release. */
+export interface LockedConversation extends Conversation {
+  lastMessageAtMs: number;
+  lockUntil: number;
+}
+
+const oid = (id: string) => new Types.ObjectId(id);
+
+export function conversationStore(db: Connection) {
+  const model = Conversations(db);
+  return {
+    async create(workspaceId: string, input: NewConversation, now: Date): Promise<Conversation> {
+      const doc = await model.create({
+        workspaceId: oid(workspaceId),
+        tokenHash: input.tokenHash,
+        sealedToken: input.sealedToken,
+        status: 'OPEN',
+        visitorSessionId: input.visitorSessionId,
+        pageUrl: input.pageUrl,
+        referrer: input.referrer,
+        locale: input.locale,
+        externalId: input.identity?.externalId ?? null,
+        identityVerified: input.identity !== null,
+        visitorName: input.identity?.name ?? null,
+        visitorEmail: input.identity?.email ?? null,
+        attributesJson: storeJson(input.identity?.attributes ?? null),
+        lastMessage: null,
+        lastMessageAtMs: 0,
+        lockUntil: 0,
+        lastActivityAt: now,
+        closedAt: null,
+        createdAt: now,
+      });
+      return toConversation(doc.toObject());
+    },
+    /** Token lookup across workspaces (the token alone is the credential of the message routes). */
+    async byTokenHash(tokenHash: string): Promise<Conversation | null> {
+      const doc = await model.findOne({ tokenHash }).lean<ConversationDoc>();
+      return doc ? toConversation(doc) : null;
+    },
+    async byId(workspaceId: string, id: string): Promise<Conversation | null> {
+      if (!/^[0-9a-f]{24}$/i.test(id)) return null;
+      const doc = await model.findOne({ _id: oid(id), workspaceId: oid(workspaceId) }).lean<ConversationDoc>();
+      return doc ? toConversation(doc) : null;
+    },
+    async newestOpenOf(workspaceId: string, externalId: string): Promise<Conversation | null> {
+      const doc = await model
+        .findOne({ workspaceId: oid(workspaceId), externalId, identityVerified: true, status: 'OPEN' })
+        .sort({ createdAt: -1, _id: -1 })
+        .lean<ConversationDoc>();
+      return doc ? toConversation(doc) : null;
+    },
+    /** Marks an anonymous conversation as belonging to a verified person (resume by token with identity). */
+    async attachIdentity(workspaceId: string, id: string, identity: NonNullable<NewConversation['identity']>): Promise<Conversation | null> {
+      const doc = await model
+        .findOneAndUpdate(
+          { _id: oid(id), workspaceId: oid(workspaceId), identityVerified: false },
+          {
+            $set: {
+              externalId: identity.externalId,
+              identityVerified: true,
+              visitorName: identity.name,
+              visitorEmail: identity.email,
+              attributesJson: storeJson(identity.attributes),
+            },
+          },
+          { returnDocument: 'after' },
+        )
+        .lean<ConversationDoc>();
+      return doc ? toConversation(doc) : null;
+    },
+    async list(workspaceId: string, filter: { status?: ConversationStatus }, page: { skip: number; limit: number }): Promise<{ items: Conversation[]; total: number }> {
+      const query = { workspaceId: oid(workspaceId), ...(filter.status ? { status: filter.status } : {}) };
+      const [docs, total] = await Promise.all([
+        model.find(query).sort({ lastActivityAt: -1, _id: -1 }).skip(page.skip).limit(page.limit).lean<ConversationDoc[]>(),
+        model.countDocuments(query),
+      ]);
+      return { items: docs.map(toConversation), total };
+    },
+    /**
+     * Takes the conversation's write lease when it is free (or expired). Writers of one conversation are
+     * serialised so that messages become visible in createdAt order (see `appendMessage`).
+     */
+    async tryLock(workspaceId: string, id: string, nowMs: number, leaseMs: number): Promise<LockedConversation | null> {
+      const doc = await model
+        .findOneAndUpdate({ _id: oid(id), workspaceId: oid(workspaceId), lockUntil: { $lt: nowMs } }, { $set: { lockUntil: nowMs + leaseMs } }, { returnDocument: 'after' })
+        .lean<ConversationDoc>();
+      return doc ? { ...toConversation(doc), lastMessageAtMs: doc.lastMessageAtMs, lockUntil: doc.lockUntil } : null;
+    },
+    async unlock(workspaceId: string, id: string, lockUntil: number): Promise<void> {
+      await model.updateOne({ _id: oid(id), workspaceId: oid(workspaceId), lockUntil }, { $set: { lockUntil: 0 } });
+    },
+    /** Records an appended message and releases the lease in one write. */
+    async recordMessage(
+      workspaceId: string,
+      id: string,
+      lockUntil: number,
+      message: ChatMessage,
+      fill: { visitorName?: string; visitorEmail?: string },
+    ): Promise<void> {
+      const createdAt = new Date(message.createdAt);
+      await model.updateOne(
+        { _id: oid(id), workspaceId: oid(workspaceId), lockUntil },
+        {
+          $set: {
+            lastMessage: { id: message.id, sender: message.sender, body: message.body, createdAt },
+            lastMessageAtMs: createdAt.getTime(),
+            lastActivityAt: createdAt,
+            lockUntil: 0,
+            ...fill,
+          },
+        },
+      );
+    },
+    async close(workspaceId: string, id: string, lockUntil: number, now: Date): Promise<Conversation | null> {
+      const doc = await model
+        .findOneAndUpdate(
+          { _id: oid(id), workspaceId: oid(workspaceId), lockUntil },
+          { $set: { status: 'CLOSED', closedAt: now, lastActivityAt: now, lockUntil: 0 } },
+          { returnDocument: 'after' },
+        )
+        .lean<ConversationDoc>();
+      return doc ? toConversation(doc) : null;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages
+// ---------------------------------------------------------------------------------------------
+
+interface MessageDoc {
+  _id: Types.ObjectId;
+  workspaceId: Types.ObjectId;
+  conversationId: Types.ObjectId;
+  sender: Sender;
+  body: string;
+  authorUserId: Types.ObjectId | null;
+  createdAt: Date;
+  /** When the other side fetched it (team for VISITOR messages, visitor for AGENT messages). */
+  readAt: Date | null;
+}
+
+const messageSchema = new Schema<MessageDoc>(
+  {
+    workspaceId: { type: Schema.Types.ObjectId, required: true },
+    conversationId: { type: Schema.Types.ObjectId, required: true },
+    sender: { type: String, enum: ['VISITOR', 'AGENT'], required: true },
+    body: { type: String, required: true },
+    authorUserId: { type: Schema.Types.ObjectId, default: null },
+    createdAt: { type: Date, required: true },
+    readAt: { type: Date, default: null },
+  },
+  { collection: 'livechat_messages' },
+);
+// Polling with `after`: a conversation's messages by createdAt. Unique: createdAt is the cursor, so two
+// messages of one conversation never share a millisecond (a guard behind the writer lease).
+messageSchema.index({ conversationId: 1, createdAt: 1 }, { unique: true });
+// Unread counts of the agent inbox: unread visitor messages of a page of conversations.
+messageSchema.index({ workspaceId: 1, conversationId: 1, sender: 1, readAt: 1 });
+
+const Messages = defineModel('LiveChatMessage', messageSchema);
+
+function toMessage(doc: MessageDoc): ChatMessage {
+  return { id: doc._id.toHexString(), sender: doc.sender, body: doc.body, createdAt: doc.createdAt.toISOString() };
+}
+
+export function messageStore(db: Connection) {
+  const model = Messages(db);
+  return {
+    async insert(workspaceId: string, conversationId: string, input: { sender: Sender; body: string; authorUserId: string | null; createdAt: Date }): Promise<ChatMessage> {
+      const doc = await model.create({
+        workspaceId: oid(workspaceId),
+        conversationId: oid(conversationId),
+        sender: input.sender,
+        body: input.body,
+        authorUserId: input.authorUserId ? oid(input.authorUserId) : null,
+        createdAt: input.createdAt,
+        readAt: null,
+      });
+      return toMessage(doc.toObject());
+    },
+    /** Messages strictly after `after`, oldest first, at most `limit`. */
+    async after(workspaceId: string, conversationId: string, after: Date | null, limit: number): Promise<ChatMessage[]> {
+      const docs = await model
+        .find({ workspaceId: oid(workspaceId), conversationId: oid(conversationId), ...(after ? { createdAt: { $gt: after } } : {}) })
+        .sort({ createdAt: 1 })
+        .limit(limit)
+        .lean<MessageDoc[]>();
+      return docs.map(toMessage);
+    },
+    /** Marks the given side's messages up to `upTo` as read. */
+    async markRead(workspaceId: string, conversationId: string, sender: Sender, upTo: Date, now: Date): Promise<void> {
+      await model.updateMany(
+        { workspaceId: oid(workspaceId), conversationId: oid(conversationId), sender, readAt: null, createdAt: { $lte: upTo } },
+        { $set: { readAt: now } },
+      );
+    },
+    /** Unread VISITOR messages per conversation (the team has not fetched them yet). */
+    async unreadByTeam(workspaceId: string, conversationIds: string[]): Promise<Map<string, number>> {
+      if (conversationIds.length === 0) return new Map();
+      const rows = await model.aggregate<{ _id: Types.ObjectId; n: number }>([
+        { $match: { workspaceId: oid(workspaceId), conversationId: { $in: conversationIds.map(oid) }, sender: 'VISITOR', readAt: null } },
+        { $group: { _id: '$conversationId', n: { $sum: 1 } } },
+      ]);
+      return new Map(rows.map((row) => [row._id.toHexString(), row.n]));
+    },
+  };
+}

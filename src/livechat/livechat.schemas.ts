@@ -1,0 +1,187 @@
+import { z } from 'zod';
+import { localeSchema } from '../workspaces/workspaces.schemas.js';
+
+const text = (max: number) => z.string().trim().min(1).max(max);
+const localeMap = (max: number) =>
+  z
+    .record(localeSchema, text(max))
+    .refine((map) => Object.keys(map).length <= 50, 'at most 50 locales');
+
+// ---------------------------------------------------------------------------------------------
+// Admin: plugin settings
+// ---------------------------------------------------------------------------------------------
+
+export const themeSchema = z
+  .record(
+    z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'style-variable names are letters, digits, `-` and `_`'),
+    z.string().max(200),
+  )
+  .refine((theme) => Object.keys(theme).length <= 50, 'at most 50 theme entries');
+
+export const putSettingsBody = z.object({
+  enabled: z.boolean(),
+  greeting: text(500).describe('Default greeting (used when no locale entry matches).'),
+  greetings: localeMap(500).optional().describe('Greeting per BCP47 locale.'),
+  offlineMessage: text(500).nullable().optional().describe('Default away text shown while no agent is online.'),
+  offlineMessages: localeMap(500).optional(),
+  theme: themeSchema.nullable().optional().describe('Style-variable name -> value, handed to the widget untouched.'),
+  identitySecret: z
+    .string()
+    .min(16)
+    .max(200)
+    .nullable()
+    .optional()
+    .describe('Explicit identity signing secret, accepted in addition to the derived one. Omit to keep, null to clear. Never returned.'),
+  forceOnline: z.boolean().nullable().optional().describe('true/false forces `online` in the widget config; null or omitted follows agent presence.'),
+});
+export type PutSettingsBody = z.infer<typeof putSettingsBody>;
+
+export const settingsSchema = z
+  .object({
+    enabled: z.boolean(),
+    greeting: z.string(),
+    greetings: z.record(z.string(), z.string()),
+    offlineMessage: z.string().nullable(),
+    offlineMessages: z.record(z.string(), z.string()),
+    theme: z.record(z.string(), z.string()).nullable(),
+    forceOnline: z.boolean().nullable(),
+    identitySecretConfigured: z.boolean(),
+    activatedAt: z.string().nullable(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'LiveChatSettings' });
+
+export const settingsReplySchema = z.object({ settings: settingsSchema, publishableKey: z.string().nullable() });
+export const publishableKeyReplySchema = z.object({ publishableKey: z.string() });
+
+// ---------------------------------------------------------------------------------------------
+// External
+// ---------------------------------------------------------------------------------------------
+
+export const configQuery = z.object({
+  // Any string: an unknown or malformed locale falls back to the default text, never an error.
+  locale: z.string().optional(),
+  publishableKey: z.string().optional(),
+});
+
+export const bootstrapQuery = z.object({ locale: z.string().optional() });
+
+export const chatMessageSchema = z
+  .object({
+    id: z.string(),
+    sender: z.enum(['VISITOR', 'AGENT']),
+    body: z.string().describe('Plain text, never HTML.'),
+    createdAt: z.string().describe('ISO 8601 UTC with milliseconds; strictly increasing within a conversation.'),
+  })
+  .meta({ id: 'ChatMessage' });
+
+export const disabledSchema = z.object({ enabled: z.literal(false) });
+
+export const widgetConfigSchema = z
+  .union([
+    z.object({
+      enabled: z.literal(true),
+      greeting: z.string(),
+      offlineMessage: z.string().nullable(),
+      theme: z.record(z.string(), z.string()).nullable(),
+      online: z.boolean(),
+    }),
+    disabledSchema,
+  ])
+  .meta({ id: 'LiveChatWidgetConfig' });
+
+export const bootstrapSchema = z
+  .union([
+    z.object({
+      enabled: z.literal(true),
+      publishableKey: z.string(),
+      greeting: z.string(),
+      offlineMessage: z.string().nullable(),
+      theme: z.record(z.string(), z.string()).nullable(),
+      scriptPath: z.string(),
+    }),
+    disabledSchema,
+  ])
+  .meta({ id: 'LiveChatBootstrap' });
+
+export const startConversationBody = z.object({
+  visitorSessionId: z.string().min(1).max(120),
+  conversationToken: z.string().max(200).optional(),
+  pageUrl: z.string().max(2000).optional(),
+  referrer: z.string().max(2000).optional(),
+  locale: localeSchema.optional(),
+  // Checked by the service, not here: an invalid identity starts the chat anonymously, never a 400.
+  visitor: z.unknown().optional(),
+});
+export type StartConversationBody = z.infer<typeof startConversationBody>;
+
+export const startResultSchema = z
+  .union([
+    z.object({
+      enabled: z.literal(true),
+      conversationId: z.string(),
+      conversationToken: z.string(),
+      greeting: z.string(),
+      resumed: z.boolean(),
+    }),
+    disabledSchema,
+  ])
+  .meta({ id: 'LiveChatStartResult' });
+
+export const tokenParams = z.object({ token: z.string().min(1) });
+
+export const visitorMessageBody = z.object({
+  body: z.string().max(2000),
+  visitorName: z.string().trim().min(1).max(120).optional(),
+  visitorEmail: z.email().max(200).optional(),
+});
+export type VisitorMessageBody = z.infer<typeof visitorMessageBody>;
+
+export const afterQuery = z.object({
+  after: z.iso.datetime({ offset: true }).optional().describe('ISO timestamp of the last seen `createdAt`; only newer messages are returned.'),
+  publishableKey: z.string().optional(),
+});
+
+export const messagesReplySchema = z.object({ status: z.enum(['OPEN', 'CLOSED']), messages: z.array(chatMessageSchema) });
+
+// ---------------------------------------------------------------------------------------------
+// Admin: agent work
+// ---------------------------------------------------------------------------------------------
+
+export const conversationParams = z.object({ wid: z.string(), cid: z.string() });
+
+export const listConversationsQuery = z.object({
+  status: z.enum(['OPEN', 'CLOSED']).optional(),
+  page: z.coerce.number().int().positive().default(1),
+  limit: z.coerce.number().int().positive().max(100).default(50),
+});
+
+export const agentMessageBody = z.object({ body: z.string().max(2000) });
+
+export const adminConversationSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(['OPEN', 'CLOSED']),
+    visitor: z.object({
+      verified: z.boolean(),
+      externalId: z.string().nullable(),
+      name: z.string().nullable(),
+      email: z.string().nullable(),
+      attributes: z.record(z.string(), z.string()).nullable(),
+      sessionId: z.string(),
+    }),
+    locale: z.string().nullable(),
+    pageUrl: z.string().nullable(),
+    referrer: z.string().nullable(),
+    unreadCount: z.number().int(),
+    lastMessage: chatMessageSchema.nullable(),
+    lastActivityAt: z.string(),
+    closedAt: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'AdminConversation' });
+
+export const conversationListSchema = z.object({
+  items: z.array(adminConversationSchema),
+  pageInfo: z.object({ page: z.number(), limit: z.number(), total: z.number(), totalPages: z.number(), hasNext: z.boolean(), hasPrev: z.boolean() }),
+});

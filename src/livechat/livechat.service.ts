@@ -1,0 +1,386 @@
+import sanitizeHtml from 'sanitize-html';
+import type { Deps } from '../shared/deps.js';
+import { randomToken, sha256Hex } from '../shared/crypto.js';
+import { AppError, conflict, notFound, validation } from '../http/errors.js';
+import { ensureKey, revealKey, rotateKey } from '../credentials/credentials.service.js';
+import { hasExplicitIdentitySecret, setExplicitIdentitySecret, verifyIdentityToken } from '../identity/identity.service.js';
+import { visitorIdentitySchema } from '../identity/identity.schemas.js';
+import type { Workspace } from '../workspaces/workspaces.model.js';
+import type { ChatMessage } from '../realtime/events.js';
+import {
+  conversationStore,
+  liveChatSettingsStore,
+  messageStore,
+  type Conversation,
+  type LiveChatSettings,
+  type LockedConversation,
+  type NewConversation,
+  type Sender,
+} from './livechat.model.js';
+import type { PutSettingsBody, StartConversationBody, VisitorMessageBody } from './livechat.schemas.js';
+import { agentsOnline, push } from './livechat.socket.js';
+
+/** Path of the widget bundle (served by the widget module). */
+export const WIDGET_SCRIPT_PATH = '/widget/widget.js';
+/** Flood guard: more than this many visitor messages per conversation per minute answer 409. */
+export const FLOOD_LIMIT = 20;
+const FLOOD_WINDOW_MS = 60_000;
+/** Largest page of a messages poll; a client continues with `after` = the last `createdAt`. */
+export const MESSAGES_PAGE = 500;
+/** Writer lease of a conversation and how long a writer waits for it. */
+const LEASE_MS = 5_000;
+
+// ---------------------------------------------------------------------------------------------
+// Settings
+// ---------------------------------------------------------------------------------------------
+
+export async function settingsView(deps: Deps, workspaceId: string, settings: LiveChatSettings | null) {
+  const identitySecretConfigured = await hasExplicitIdentitySecret(deps, workspaceId);
+  return {
+    settings: {
+      enabled: settings?.enabled ?? false,
+      greeting: settings?.greeting ?? '',
+      greetings: settings?.greetings ?? {},
+      offlineMessage: settings?.offlineMessage ?? null,
+      offlineMessages: settings?.offlineMessages ?? {},
+      theme: settings?.theme ?? null,
+      forceOnline: settings?.forceOnline ?? null,
+      identitySecretConfigured,
+      activatedAt: settings?.activatedAt?.toISOString() ?? null,
+      updatedAt: (settings?.updatedAt ?? deps.clock.now()).toISOString(),
+    },
+    publishableKey: await revealKey(deps, workspaceId, 'publishable'),
+  };
+}
+
+export async function getSettings(deps: Deps, workspaceId: string) {
+  return settingsView(deps, workspaceId, await liveChatSettingsStore(deps.db).get(workspaceId));
+}
+
+/** Replaces the settings; the first save with `enabled: true` mints the publishable key, later saves keep it. */
+export async function putSettings(deps: Deps, workspaceId: string, body: PutSettingsBody) {
+  const settings = await liveChatSettingsStore(deps.db).put(
+    workspaceId,
+    {
+      enabled: body.enabled,
+      greeting: body.greeting,
+      greetings: body.greetings ?? {},
+      offlineMessage: body.offlineMessage ?? null,
+      offlineMessages: body.offlineMessages ?? {},
+      theme: body.theme ?? null,
+      forceOnline: body.forceOnline ?? null,
+    },
+    deps.clock.now(),
+  );
+  if (body.identitySecret !== undefined) await setExplicitIdentitySecret(deps, workspaceId, body.identitySecret);
+  if (body.enabled) await ensureKey(deps, workspaceId, 'publishable');
+  return settingsView(deps, workspaceId, settings);
+}
+
+export async function rotatePublishableKey(deps: Deps, workspaceId: string): Promise<string> {
+  return rotateKey(deps, workspaceId, 'publishable');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Widget config and bootstrap
+// ---------------------------------------------------------------------------------------------
+
+/** Exact tag (case-insensitive), then its primary subtag, then the default text. Never fails. */
+export function localized<T extends string | null>(map: Record<string, string>, fallback: T, locale: string | undefined | null): string | T {
+  if (!locale) return fallback;
+  const entries = new Map(Object.entries(map).map(([tag, value]) => [tag.toLowerCase(), value]));
+  const tag = locale.trim().toLowerCase();
+  return entries.get(tag) ?? entries.get(tag.split(/[-_]/)[0]) ?? fallback;
+}
+
+async function activeSettings(deps: Deps, workspaceId: string): Promise<LiveChatSettings | null> {
+  const settings = await liveChatSettingsStore(deps.db).get(workspaceId);
+  return settings?.enabled ? settings : null;
+}
+
+export async function widgetConfig(deps: Deps, workspace: Workspace | null, locale: string | undefined) {
+  const settings = workspace ? await activeSettings(deps, workspace.id) : null;
+  if (!workspace || !settings) return { enabled: false as const };
+  const online = settings.forceOnline ?? (await agentsOnline(deps, workspace.id));
+  return {
+    enabled: true as const,
+    greeting: localized(settings.greetings, settings.greeting, locale),
+    offlineMessage: localized(settings.offlineMessages, settings.offlineMessage, locale),
+    theme: settings.theme,
+    online,
+  };
+}
+
+export async function bootstrap(deps: Deps, workspace: Workspace, locale: string | undefined) {
+  const settings = await activeSettings(deps, workspace.id);
+  const publishableKey = settings ? await revealKey(deps, workspace.id, 'publishable') : null;
+  if (!settings || !publishableKey) return { enabled: false as const };
+  return {
+    enabled: true as const,
+    publishableKey,
+    greeting: localized(settings.greetings, settings.greeting, locale),
+    offlineMessage: localized(settings.offlineMessages, settings.offlineMessage, locale),
+    theme: settings.theme,
+    scriptPath: WIDGET_SCRIPT_PATH,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Conversations
+// ---------------------------------------------------------------------------------------------
+
+type VerifiedIdentity = NonNullable<NewConversation['identity']>;
+
+/** A verified identity, or null (anonymous). A failed verification is logged with the workspace id. */
+async function verifiedIdentity(deps: Deps, workspaceId: string, visitor: unknown): Promise<VerifiedIdentity | null> {
+  if (visitor === undefined || visitor === null) return null;
+  const parsed = visitorIdentitySchema.safeParse(visitor);
+  let reason: string | null = null;
+  if (!parsed.success) reason = 'malformed identity payload';
+  else if (!parsed.data.identityToken) reason = 'identity token missing';
+  else if (!(await verifyIdentityToken(deps, workspaceId, parsed.data.externalId, parsed.data.identityToken))) reason = 'identity signature invalid';
+  if (reason || !parsed.success) {
+    deps.logger.warn({ workspaceId, reason }, 'live chat: visitor identity not verified; conversation starts anonymously');
+    return null;
+  }
+  const { externalId, name, email, attributes } = parsed.data;
+  return { externalId, name: name ?? null, email: email ?? null, attributes: attributes ?? null };
+}
+
+export type StartResult =
+  | { status: 200; body: { enabled: false } }
+  | { status: 200 | 201; body: { enabled: true; conversationId: string; conversationToken: string; greeting: string; resumed: boolean } };
+
+/**
+ * Starts or resumes a conversation. A token resumes its conversation only when it is OPEN, of this
+ * workspace, and (with a verified identity) not another person's; otherwise the token is ignored and a
+ * new conversation is made. Without a token, a verified identity resumes that person's newest OPEN one.
+ */
+export async function startConversation(deps: Deps, workspace: Workspace, body: StartConversationBody): Promise<StartResult> {
+  const settings = await activeSettings(deps, workspace.id);
+  if (!settings) return { status: 200, body: { enabled: false } };
+  const store = conversationStore(deps.db);
+  const identity = await verifiedIdentity(deps, workspace.id, body.visitor);
+  const greeting = localized(settings.greetings, settings.greeting, body.locale);
+  const answer = (conversation: Conversation, token: string, resumed: boolean): StartResult => ({
+    status: resumed ? 200 : 201,
+    body: { enabled: true, conversationId: conversation.id, conversationToken: token, greeting, resumed },
+  });
+
+  if (body.conversationToken) {
+    const found = await store.byTokenHash(sha256Hex(body.conversationToken));
+    const usable =
+      found &&
+      found.workspaceId === workspace.id &&
+      found.status === 'OPEN' &&
+      (!identity || !found.identityVerified || found.externalId === identity.externalId);
+    if (usable) {
+      if (identity && !found.identityVerified) await store.attachIdentity(workspace.id, found.id, identity);
+      return answer(found, body.conversationToken, true);
+    }
+  } else if (identity) {
+    const newest = await store.newestOpenOf(workspace.id, identity.externalId);
+    // The token is kept sealed besides its lookup hash, so another device of the person gets the same one.
+    if (newest) return answer(newest, deps.secretBox.open(newest.sealedToken), true);
+  }
+
+  const token = randomToken('ct_');
+  const conversation = await store.create(
+    workspace.id,
+    {
+      tokenHash: sha256Hex(token),
+      sealedToken: deps.secretBox.seal(token),
+      visitorSessionId: body.visitorSessionId,
+      pageUrl: body.pageUrl ?? null,
+      referrer: body.referrer ?? null,
+      locale: body.locale ?? null,
+      identity,
+    },
+    deps.clock.now(),
+  );
+  push.created(deps, workspace.id, conversation.id);
+  return answer(conversation, token, false);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages
+// ---------------------------------------------------------------------------------------------
+
+const ENTITIES: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&amp;': '&', '&quot;': '"' };
+
+/**
+ * Message bodies are plain text: markup is removed (tags dropped, script and style content dropped, the
+ * text kept), so no body ever carries HTML. Repeated until stable so that escaped markup cannot survive.
+ */
+export function plainText(input: string): string {
+  let text = input;
+  for (let round = 0; round < 3; round += 1) {
+    const next = sanitizeHtml(text, { allowedTags: [], allowedAttributes: {} }).replace(/&(lt|gt|amp|quot);/g, (entity) => ENTITIES[entity]);
+    if (next === text) break;
+    text = next;
+  }
+  return text;
+}
+
+function cleanBody(raw: string): string {
+  const body = plainText(raw);
+  if (!body.trim()) throw validation([{ path: 'body', message: 'must contain text' }]);
+  return body;
+}
+
+async function conversationByToken(deps: Deps, token: string): Promise<Conversation> {
+  const conversation = await conversationStore(deps.db).byTokenHash(sha256Hex(token));
+  if (!conversation) throw notFound('conversation_not_found', 'No conversation has this token.');
+  return conversation;
+}
+
+const closedError = () => conflict('conversation_closed', 'The team closed this conversation; start a new one.');
+
+/**
+ * Runs `work` while holding the conversation's writer lease. Writers are serialised per conversation,
+ * so a message is fully stored before the next one gets its createdAt: a poller never sees a newer
+ * message while an older one is still being written. The lease is wall-clock time (infrastructure,
+ * not a rule), so it also expires under a test clock.
+ */
+async function withConversationLock<T>(deps: Deps, conversation: Conversation, work: (locked: LockedConversation) => Promise<T>): Promise<T> {
+  const store = conversationStore(deps.db);
+  const deadline = Date.now() + LEASE_MS;
+  for (let attempt = 0; ; attempt += 1) {
+    const locked = await store.tryLock(conversation.workspaceId, conversation.id, Date.now(), LEASE_MS);
+    if (locked) {
+      try {
+        // On success `work` releases the lease in its own final write (one round trip less per message).
+        return await work(locked);
+      } catch (error) {
+        await store.unlock(conversation.workspaceId, conversation.id, locked.lockUntil).catch((unlockError: unknown) => {
+          deps.logger.error({ err: unlockError, conversationId: conversation.id }, 'live chat: releasing the conversation lease failed');
+        });
+        throw error;
+      }
+    }
+    if (Date.now() > deadline) throw new AppError(503, 'conversation_busy', 'The conversation is busy; retry shortly.', undefined, { 'Retry-After': '1' });
+    await new Promise((resolve) => setTimeout(resolve, Math.min(2 + attempt * 2, 25) * (0.5 + Math.random())));
+  }
+}
+
+/**
+ * Appends a message under the lease. Its createdAt is the later of now and the previous message + 1 ms,
+ * so createdAt is strictly increasing within a conversation and `after` is an exact cursor.
+ */
+async function appendMessage(
+  deps: Deps,
+  conversation: Conversation,
+  input: { sender: Sender; body: string; authorUserId: string | null; visitorName?: string; visitorEmail?: string },
+): Promise<ChatMessage> {
+  const message = await withConversationLock(deps, conversation, async (locked) => {
+    if (locked.status !== 'OPEN') throw closedError();
+    const createdAt = new Date(Math.max(deps.clock.now().getTime(), locked.lastMessageAtMs + 1));
+    const stored = await messageStore(deps.db).insert(locked.workspaceId, locked.id, { sender: input.sender, body: input.body, authorUserId: input.authorUserId, createdAt });
+    // visitorName / visitorEmail only fill values not known yet (verified identity or an earlier message).
+    const fill: { visitorName?: string; visitorEmail?: string } = {};
+    if (input.visitorName && !locked.visitorName) fill.visitorName = input.visitorName;
+    if (input.visitorEmail && !locked.visitorEmail) fill.visitorEmail = input.visitorEmail;
+    await conversationStore(deps.db).recordMessage(locked.workspaceId, locked.id, locked.lockUntil, stored, fill);
+    return stored;
+  });
+  push.message(deps, conversation.workspaceId, conversation.id, message);
+  return message;
+}
+
+export async function postVisitorMessage(deps: Deps, token: string, input: VisitorMessageBody): Promise<ChatMessage> {
+  const conversation = await conversationByToken(deps, token);
+  if (conversation.status !== 'OPEN') throw closedError();
+  const body = cleanBody(input.body);
+  // Counted atomically (Redis INCR when configured, so every node shares the count); attempts over the
+  // limit count too, so a client hammering the endpoint stays limited until the window ends.
+  const { count } = await deps.counters.hit(`chat-flood:${conversation.id}`, FLOOD_WINDOW_MS);
+  if (count > FLOOD_LIMIT) throw conflict('flood_limited', `More than ${FLOOD_LIMIT} messages per minute in this conversation; wait a moment.`);
+  return appendMessage(deps, conversation, { sender: 'VISITOR', body, authorUserId: null, visitorName: input.visitorName, visitorEmail: input.visitorEmail });
+}
+
+async function readMessages(deps: Deps, conversation: Conversation, after: string | undefined, readSide: Sender) {
+  const messages = await messageStore(deps.db).after(conversation.workspaceId, conversation.id, after ? new Date(after) : null, MESSAGES_PAGE);
+  const last = messages.at(-1);
+  if (last) await messageStore(deps.db).markRead(conversation.workspaceId, conversation.id, readSide, new Date(last.createdAt), deps.clock.now());
+  return { status: conversation.status, messages };
+}
+
+/** The visitor's poll: newer messages oldest first; fetching marks the team's messages read. */
+export async function visitorMessages(deps: Deps, token: string, after: string | undefined) {
+  return readMessages(deps, await conversationByToken(deps, token), after, 'AGENT');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Agent work
+// ---------------------------------------------------------------------------------------------
+
+async function conversationOf(deps: Deps, workspaceId: string, conversationId: string): Promise<Conversation> {
+  const conversation = await conversationStore(deps.db).byId(workspaceId, conversationId);
+  if (!conversation) throw notFound('conversation_not_found', 'No such conversation in this workspace.');
+  return conversation;
+}
+
+function toAdminConversation(conversation: Conversation, unreadCount: number) {
+  return {
+    id: conversation.id,
+    status: conversation.status,
+    visitor: {
+      verified: conversation.identityVerified,
+      externalId: conversation.externalId,
+      name: conversation.visitorName,
+      email: conversation.visitorEmail,
+      attributes: conversation.attributes,
+      sessionId: conversation.visitorSessionId,
+    },
+    locale: conversation.locale,
+    pageUrl: conversation.pageUrl,
+    referrer: conversation.referrer,
+    unreadCount,
+    lastMessage: conversation.lastMessage,
+    lastActivityAt: conversation.lastActivityAt.toISOString(),
+    closedAt: conversation.closedAt?.toISOString() ?? null,
+    createdAt: conversation.createdAt.toISOString(),
+  };
+}
+
+export async function listConversations(deps: Deps, workspaceId: string, query: { status?: 'OPEN' | 'CLOSED'; page: number; limit: number }) {
+  const { items, total } = await conversationStore(deps.db).list(workspaceId, { status: query.status }, { skip: (query.page - 1) * query.limit, limit: query.limit });
+  const unread = await messageStore(deps.db).unreadByTeam(workspaceId, items.map((item) => item.id));
+  const totalPages = Math.ceil(total / query.limit);
+  return {
+    items: items.map((item) => toAdminConversation(item, unread.get(item.id) ?? 0)),
+    pageInfo: { page: query.page, limit: query.limit, total, totalPages, hasNext: query.page < totalPages, hasPrev: query.page > 1 },
+  };
+}
+
+export async function getConversation(deps: Deps, workspaceId: string, conversationId: string) {
+  const conversation = await conversationOf(deps, workspaceId, conversationId);
+  const unread = await messageStore(deps.db).unreadByTeam(workspaceId, [conversation.id]);
+  return toAdminConversation(conversation, unread.get(conversation.id) ?? 0);
+}
+
+/** The team's read: newer messages oldest first; fetching marks the visitor's messages read. */
+export async function agentMessages(deps: Deps, workspaceId: string, conversationId: string, after: string | undefined) {
+  return readMessages(deps, await conversationOf(deps, workspaceId, conversationId), after, 'VISITOR');
+}
+
+/** An AGENT reply: stored, then pushed at once to the visitor's sockets and the agent consoles. */
+export async function postAgentMessage(deps: Deps, workspaceId: string, conversationId: string, userId: string, rawBody: string): Promise<ChatMessage> {
+  const conversation = await conversationOf(deps, workspaceId, conversationId);
+  if (conversation.status !== 'OPEN') throw closedError();
+  return appendMessage(deps, conversation, { sender: 'AGENT', body: cleanBody(rawBody), authorUserId: userId });
+}
+
+/** Closes the conversation (idempotent); the status is pushed to the visitor and the consoles. */
+export async function closeConversation(deps: Deps, workspaceId: string, conversationId: string) {
+  const conversation = await conversationOf(deps, workspaceId, conversationId);
+  if (conversation.status === 'CLOSED') return getConversation(deps, workspaceId, conversationId);
+  // Under the lease, so no message slips in after the close.
+  const closed = await withConversationLock(deps, conversation, async (locked) => {
+    const updated = await conversationStore(deps.db).close(workspaceId, conversationId, locked.lockUntil, deps.clock.now());
+    if (!updated) throw new AppError(503, 'conversation_busy', 'The conversation is busy; retry shortly.');
+    return updated;
+  });
+  push.status(deps, workspaceId, conversationId, 'CLOSED');
+  return getConversation(deps, closed.workspaceId, closed.id);
+}
