@@ -60,14 +60,18 @@ export async function createNode(options: NodeOptions): Promise<HearthNode> {
 
   await ensureIndexes(db);
   await bootstrapOperator(deps);
-  registerJobs(deps);
+  const jobRegistry = registerJobs(deps);
   registerLiveChatSockets(deps);
 
   const app = createApp(deps, { extras: pageExtras, ...options.app });
   const server = createServer(app);
   attachRealtime(realtime, server);
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
-  if (config.NODE_ROLE !== 'api') await jobs.start();
+  if (config.NODE_ROLE !== 'api') {
+    await jobs.start();
+    // Work left behind by a previous run (mails kept unsent, deliveries not yet attempted) gets its jobs.
+    await jobRegistry.recover();
+  }
 
   const { port } = server.address() as AddressInfo;
   const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
