@@ -1,3 +1,6 @@
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 import type { RunningService } from './services.js';
 
@@ -9,6 +12,10 @@ import type { RunningService } from './services.js';
 export default async function globalSetup(): Promise<void> {
   const { startEngine, startRedis } = (await tsImport('./services.ts', import.meta.url)) as typeof import('./services.js');
   const started: RunningService[] = [];
+  // Nodes record every answer of a declared route here; jest.contract.config.js replays them against the OpenAPI document.
+  const answers = resolve(process.env.RECORD_RESPONSES_DIR ?? fileURLToPath(new URL('../artifacts/answers/latest', import.meta.url)));
+  rmSync(answers, { recursive: true, force: true });
+  process.env.RECORD_RESPONSES_DIR = answers;
   if (process.env.MONGODB_URI) process.env.TEST_MONGODB_URI = process.env.MONGODB_URI;
   else {
     const engine = await startEngine();

@@ -37,6 +37,7 @@ export async function startTestNode(options: TestNodeOptions = {}): Promise<Hear
     KEY_ENCRYPTION_SECRET: 'test-secret-test-secret-test-secret-000',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     LOG_LEVEL: 'silent',
+    RECORD_RESPONSES_DIR: process.env.RECORD_RESPONSES_DIR,
     ...options.env,
   });
   return createNode({
