@@ -4,6 +4,7 @@ import {
   MessageLog,
   Transport,
   catchUpAfter,
+  fetchAllMessages,
   nextPollDelay,
   type MessagesPage,
   type SocketHandlers,
@@ -57,11 +58,12 @@ class FakeConversation {
   status = 'OPEN';
   calls: (string | undefined)[] = [];
   failWith: { status: number } | null = null;
+  pageSize = Infinity;
   fetch = async (_token: string, after?: string): Promise<MessagesPage> => {
     this.calls.push(after);
     if (this.failWith) throw this.failWith;
     const floor = after ? Date.parse(after) : -Infinity;
-    return { status: this.status, messages: this.messages.filter((m) => Date.parse(m.createdAt) > floor) };
+    return { status: this.status, messages: this.messages.filter((m) => Date.parse(m.createdAt) > floor).slice(0, this.pageSize) };
   };
 }
 
@@ -222,6 +224,36 @@ describe('transport', () => {
     await scheduler.fire();
     expect(ids(shown)).toEqual(['a', 'own', 'reply']);
     expect(server.calls.at(-1)).toBe(new Date(T0).toISOString());
+  });
+
+  test('a full page is followed with the last createdAt until a short page arrives', async () => {
+    const { server, socket, shown, transport } = setup({ pageSize: 2 });
+    server.pageSize = 2;
+    for (let i = 0; i < 5; i += 1) server.messages.push(msg(`m${i}`, i * 10));
+    transport.start();
+    socket.handlers!.connected();
+    await settle();
+    expect(ids(shown)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
+    expect(server.calls).toEqual([undefined, server.messages[1].createdAt, server.messages[3].createdAt]);
+  });
+
+  test('fetchAllMessages stops at a short page (exactly one page plus one)', async () => {
+    const server = new FakeConversation();
+    server.pageSize = 3;
+    for (let i = 0; i < 4; i += 1) server.messages.push(msg(`m${i}`, i));
+    const page = await fetchAllMessages(server.fetch, 'tok', undefined, 3);
+    expect(ids(page.messages)).toEqual(['m0', 'm1', 'm2', 'm3']);
+    expect(server.calls).toHaveLength(2);
+    server.calls = [];
+    server.messages.pop();
+    // Exactly a full page: one more call finds nothing and stops.
+    const exact = await fetchAllMessages(server.fetch, 'tok', undefined, 3);
+    expect(exact.messages).toHaveLength(3);
+    expect(server.calls).toHaveLength(2);
+    server.calls = [];
+    server.messages.pop();
+    await fetchAllMessages(server.fetch, 'tok', undefined, 3);
+    expect(server.calls).toHaveLength(1);
   });
 
   test('without a socket it polls from the start', async () => {

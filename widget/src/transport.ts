@@ -53,6 +53,30 @@ export interface TransportOptions {
    * or by another node whose clock is slightly behind, are fetched again and dropped by id, never lost.
    */
   overlapMs?: number;
+  /** The server's page size: a full page means more follow (the API's page is 500, oldest first). */
+  pageSize?: number;
+}
+
+export const SERVER_PAGE_SIZE = 500;
+const MAX_PAGES = 20;
+
+/**
+ * Everything after `after`, following full pages with the last `createdAt` of each (the server returns
+ * at most one page per call, oldest first). Stops after 20 pages; the next poll continues from there.
+ */
+export async function fetchAllMessages(
+  fetchMessages: TransportOptions['fetchMessages'],
+  token: string,
+  after: string | undefined,
+  pageSize = SERVER_PAGE_SIZE,
+): Promise<MessagesPage> {
+  let page = await fetchMessages(token, after);
+  const messages = [...(page.messages ?? [])];
+  for (let pages = 1; page.messages?.length >= pageSize && pages < MAX_PAGES; pages += 1) {
+    page = await fetchMessages(token, page.messages[page.messages.length - 1].createdAt);
+    messages.push(...(page.messages ?? []));
+  }
+  return { status: page.status, messages };
 }
 
 const defaultSchedule: Schedule = (fn, ms) => {
@@ -130,6 +154,7 @@ export class Transport {
   private readonly factor: number;
   private readonly overlap: number;
   private readonly grace: number;
+  private readonly pageSize: number;
 
   constructor(private readonly options: TransportOptions) {
     this.schedule = options.schedule ?? defaultSchedule;
@@ -138,6 +163,7 @@ export class Transport {
     this.factor = options.pollFactor ?? 2;
     this.overlap = options.overlapMs ?? 2_000;
     this.grace = options.socketGraceMs ?? 4_000;
+    this.pageSize = options.pageSize ?? SERVER_PAGE_SIZE;
     this.pollDelay = this.min;
   }
 
@@ -234,7 +260,7 @@ export class Transport {
     const generation = this.generation;
     const after = catchUpAfter(this.syncedUntil, this.overlap);
     try {
-      const page = await this.options.fetchMessages(this.options.token, after);
+      const page = await this.fetchFrom(after);
       if (generation !== this.generation || this.mode !== 'live') return;
       this.accept(page, true);
       // The fetch covers everything up to when it ran and pushes everything since the join (which came
@@ -261,7 +287,7 @@ export class Transport {
     const generation = this.generation;
     let gotNews = false;
     try {
-      const page = await this.options.fetchMessages(this.options.token, catchUpAfter(this.syncedUntil, this.overlap));
+      const page = await this.fetchFrom(catchUpAfter(this.syncedUntil, this.overlap));
       if (generation !== this.generation || this.mode !== 'polling') return;
       gotNews = this.accept(page, true) > 0;
     } catch (error) {
@@ -271,6 +297,10 @@ export class Transport {
     if (this.mode !== 'polling') return;
     this.pollDelay = nextPollDelay(this.pollDelay, gotNews, { min: this.min, max: this.max, factor: this.factor });
     this.arm(this.pollDelay, () => void this.poll());
+  }
+
+  private fetchFrom(after: string | undefined): Promise<MessagesPage> {
+    return fetchAllMessages(this.options.fetchMessages, this.options.token, after, this.pageSize);
   }
 
   /** Merges a complete page (everything after its `after`); returns how many messages were new. */

@@ -91,6 +91,7 @@ const THEME_ALIASES: Record<string, string> = {
 export function themeVariable(name: string): string | null {
   const kebab = name
     .replace(/^--/, '')
+    .replace(/_/g, '-')
     .replace(/^hearth-/, '')
     .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
     .toLowerCase();

@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../../src/realtime/events.js';
 import { ApiError, createApi, type Api, type VisitorIdentity, type WidgetConfig } from './api.js';
-import { Transport, type SocketHandle, type SocketHandlers } from './transport.js';
+import { Transport, fetchAllMessages, type SocketHandle, type SocketHandlers } from './transport.js';
 import { ChatUi } from './ui.js';
 
 export interface WidgetOptions {
@@ -123,7 +123,7 @@ export class HearthWidget {
   /** A reload: the stored token's history comes back, and the live channel reopens while it is OPEN. */
   private async resume(token: string): Promise<void> {
     try {
-      const page = await this.api.messages(token);
+      const page = await fetchAllMessages((t, after) => this.api.messages(t, after), token, undefined);
       this.ui?.addMessages(page.messages ?? []);
       if (page.status === 'CLOSED') {
         this.markClosed();
