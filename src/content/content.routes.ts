@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
+import type { Request } from 'express';
 import { z } from 'zod';
-import { route, type RouteDef } from '../http/route.js';
+import { route, type Reply, type RouteDef } from '../http/route.js';
 import {
   adminNavigationSchema,
   adminPostListSchema,
@@ -66,6 +68,24 @@ const adminTags = ['Content'];
  * lets consumer caches keep them but revalidate each time with `If-None-Match`, answered 304 when unchanged.
  */
 const REVALIDATE = { 'Cache-Control': 'no-cache' };
+
+/**
+ * Answers a content GET with a weak ETag over the JSON body, or a bodiless 304 when `If-None-Match`
+ * names it. Evaluated here rather than by Express's freshness check, which ignores `If-None-Match`
+ * whenever the request says `Cache-Control: no-cache` (as Node's fetch does for conditional requests):
+ * an origin server evaluates the condition regardless.
+ */
+function cacheable(req: Request, body: unknown): Reply {
+  const json = JSON.stringify(body);
+  const etag = `W/"${Buffer.byteLength(json).toString(16)}-${createHash('sha1').update(json).digest('base64url')}"`;
+  const headers = { ...REVALIDATE, ETag: etag };
+  const presented = req.get('if-none-match');
+  if (presented) {
+    const tags = presented.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
+    if (tags.includes('*') || tags.includes(etag.slice(2))) return { status: 304, headers };
+  }
+  return { body, headers };
+}
 const CACHING = 'Answers carry a weak `ETag`, `Cache-Control: no-cache` and `Vary: X-Api-Key, X-Publishable-Key`; send `If-None-Match` to get a bodiless 304 when nothing changed.';
 const KEY_401 = 'Missing, unknown, revoked or wrong-kind key.';
 
@@ -87,8 +107,8 @@ const externalRoutes: RouteDef[] = [
     tags: external,
     auth: 'workspaceKey',
     query: listPostsQuery,
-    responses: { 200: { description: 'A page of posts.', schema: postListSchema }, 400: 'Invalid query parameter.', 401: KEY_401 },
-    handle: async ({ deps, workspace, query }) => ({ body: await listPublicPosts(deps, workspace, query), headers: REVALIDATE }),
+    responses: { 200: { description: 'A page of posts.', schema: postListSchema }, 304: 'Unchanged since the ETag in `If-None-Match`.', 400: 'Invalid query parameter.', 401: KEY_401 },
+    handle: async ({ deps, req, workspace, query }) => cacheable(req, await listPublicPosts(deps, workspace, query)),
   }),
   route({
     method: 'get',
@@ -104,8 +124,8 @@ const externalRoutes: RouteDef[] = [
     auth: 'workspaceKey',
     params: slugParams,
     query: singlePostQuery,
-    responses: { 200: { description: 'The post.', schema: singlePostSchema }, 400: 'Invalid query parameter.', 401: KEY_401, 404: 'No published post with this slug in the locale(s).' },
-    handle: async ({ deps, workspace, params, query }) => ({ body: await getPublicPost(deps, workspace, params.slug, query), headers: REVALIDATE }),
+    responses: { 200: { description: 'The post.', schema: singlePostSchema }, 304: 'Unchanged since the ETag in `If-None-Match`.', 400: 'Invalid query parameter.', 401: KEY_401, 404: 'No published post with this slug in the locale(s).' },
+    handle: async ({ deps, req, workspace, params, query }) => cacheable(req, await getPublicPost(deps, workspace, params.slug, query)),
   }),
   route({
     method: 'get',
@@ -115,8 +135,8 @@ const externalRoutes: RouteDef[] = [
     tags: external,
     auth: 'workspaceKey',
     query: categoriesQuery,
-    responses: { 200: { description: 'Categories.', schema: z.object({ items: z.array(categorySchema) }) }, 400: 'Invalid locale.', 401: KEY_401 },
-    handle: async ({ deps, workspace, query }) => ({ body: { items: await listPublicCategories(deps, workspace, query.locale) }, headers: REVALIDATE }),
+    responses: { 200: { description: 'Categories.', schema: z.object({ items: z.array(categorySchema) }) }, 304: 'Unchanged since the ETag in `If-None-Match`.', 400: 'Invalid locale.', 401: KEY_401 },
+    handle: async ({ deps, req, workspace, query }) => cacheable(req, { items: await listPublicCategories(deps, workspace, query.locale) }),
   }),
   route({
     method: 'get',
@@ -131,8 +151,8 @@ const externalRoutes: RouteDef[] = [
     tags: external,
     auth: 'workspaceKey',
     params: navigationKeyParams,
-    responses: { 200: { description: 'The navigation.', schema: navigationSchema }, 401: KEY_401, 404: 'No navigation with this key.' },
-    handle: async ({ deps, workspace, params }) => ({ body: await getPublicNavigation(deps, workspace, params.key), headers: REVALIDATE }),
+    responses: { 200: { description: 'The navigation.', schema: navigationSchema }, 304: 'Unchanged since the ETag in `If-None-Match`.', 401: KEY_401, 404: 'No navigation with this key.' },
+    handle: async ({ deps, req, workspace, params }) => cacheable(req, await getPublicNavigation(deps, workspace, params.key)),
   }),
   route({
     method: 'get',
@@ -141,8 +161,8 @@ const externalRoutes: RouteDef[] = [
     description: `\`{enabled: true, websiteId, scriptUrl}\` when analytics is set up for the workspace (\`PATCH /admin/workspaces/:wid\` \`analytics\`); otherwise only \`{enabled: false}\`.\n\n${CACHING}`,
     tags: external,
     auth: 'workspaceKey',
-    responses: { 200: { description: 'The tracker config.', schema: analyticsConfigSchema }, 401: KEY_401 },
-    handle: async ({ workspace }) => ({ body: analyticsConfig(workspace), headers: REVALIDATE }),
+    responses: { 200: { description: 'The tracker config.', schema: analyticsConfigSchema }, 304: 'Unchanged since the ETag in `If-None-Match`.', 401: KEY_401 },
+    handle: async ({ req, workspace }) => cacheable(req, analyticsConfig(workspace)),
   }),
 ];
 
