@@ -1,5 +1,6 @@
 import type { Deps } from '../shared/deps.js';
 import { registerEmailJobs } from '../email/email.jobs.js';
+import { registerWebhookJobs } from '../webhooks/webhooks.jobs.js';
 
 /**
  * Defines every job handler and subscribes the job-producing domain events. Runs on every node (an API
@@ -7,9 +8,11 @@ import { registerEmailJobs } from '../email/email.jobs.js';
  */
 export function registerJobs(deps: Deps): { recover(): Promise<void> } {
   const email = registerEmailJobs(deps);
+  const webhooks = registerWebhookJobs(deps);
   return {
     async recover() {
       await email.recover();
+      await webhooks.recover();
     },
   };
 }

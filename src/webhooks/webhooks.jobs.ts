@@ -1,0 +1,51 @@
+import type { Job } from 'agenda';
+import type { Deps } from '../shared/deps.js';
+import { DISPATCH_JOB, RETRY_JOB, dispatchWorkspace, leaseTtl, recordEvent, recoverDeliveries, retryDelivery } from './webhooks.service.js';
+
+/**
+ * Webhook jobs. `webhooks.dispatch` (one per event, cheap when another dispatcher holds the workspace)
+ * makes first attempts in event order; `webhooks.retry` (one per delivery) makes the retries and moves
+ * itself to the next retry time, which Agenda stores together with the run's completion.
+ */
+export function registerWebhookJobs(deps: Deps): { recover(): Promise<void> } {
+  const ttl = leaseTtl(deps);
+
+  deps.jobs.agenda.define(
+    DISPATCH_JOB,
+    async (job: Job<{ workspaceId: string }>) => {
+      try {
+        await dispatchWorkspace(deps, String(job.attrs.data.workspaceId), () => job.touch());
+      } catch (error) {
+        // Run again once the lease this run may still hold has run out.
+        deps.logger.error({ err: error, workspaceId: job.attrs.data.workspaceId }, 'webhook dispatch failed; will run again');
+        job.attrs.nextRunAt = new Date(Date.now() + ttl + 500);
+      }
+    },
+    // A dead holder's job is picked up again only after its lease has surely expired.
+    { lockLifetime: ttl + 2_000, removeOnComplete: true, concurrency: 10 },
+  );
+
+  deps.jobs.agenda.define(
+    RETRY_JOB,
+    async (job: Job<{ deliveryId: string }>) => {
+      try {
+        job.attrs.nextRunAt = await retryDelivery(deps, String(job.attrs.data.deliveryId));
+      } catch (error) {
+        deps.logger.error({ err: error, deliveryId: job.attrs.data.deliveryId }, 'webhook retry failed; will run again');
+        job.attrs.nextRunAt = new Date(Date.now() + ttl);
+      }
+    },
+    { lockLifetime: ttl + 2_000, removeOnComplete: true, concurrency: 10 },
+  );
+
+  deps.events.subscribe(async (event) => {
+    await recordEvent(deps, event);
+  });
+
+  return {
+    async recover() {
+      const count = await recoverDeliveries(deps);
+      if (count) deps.logger.info({ count }, 'webhooks: unfinished deliveries re-enqueued');
+    },
+  };
+}
