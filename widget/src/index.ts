@@ -29,12 +29,12 @@ declare global {
   }
 }
 
-function socketConnector(base: string): (token: string, handlers: SocketHandlers) => SocketHandle {
+function socketConnector(base: string, reconnectMaxMs = 15_000): (token: string, handlers: SocketHandlers) => SocketHandle {
   return (token, handlers) => {
     const socket: Socket<WidgetServerEvents, ClientEvents> = io(base + NAMESPACES.widget, {
       auth: { conversationToken: token },
-      reconnectionDelay: 1_000,
-      reconnectionDelayMax: 15_000,
+      reconnectionDelay: Math.min(1_000, reconnectMaxMs),
+      reconnectionDelayMax: reconnectMaxMs,
       withCredentials: false,
     });
     socket.on('connect', handlers.connected);
@@ -83,7 +83,7 @@ function safeStorage(): Storage | null {
       locale: options.locale ?? data.locale ?? navigator.language ?? 'en',
       storage: safeStorage(),
       // `data-transport="polling"` switches the socket off (sites whose proxies break upgrades).
-      connectSocket: data.transport === 'polling' ? undefined : socketConnector(base),
+      connectSocket: data.transport === 'polling' ? undefined : socketConnector(base, positiveInt(data.reconnectMaxMs)),
       pollMinMs: positiveInt(data.pollMinMs),
       pollMaxMs: positiveInt(data.pollMaxMs),
       socketGraceMs: positiveInt(data.socketGraceMs),

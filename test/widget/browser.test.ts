@@ -1,0 +1,257 @@
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
+import type { HearthNode } from '../../src/server.js';
+import { NAMESPACES, rooms, type MessageCreated } from '../../src/realtime/events.js';
+import { buildWidget, WIDGET_OUTFILE } from '../../scripts/build-widget.mjs';
+
+/**
+ * The widget in a real Chromium against a real node: the page that embeds it is served from another
+ * origin (like a customer's site) with hostile global styles, and the agent answers through the admin API.
+ */
+
+const ARTIFACTS = join(process.cwd(), 'test', 'artifacts');
+const GREETING = 'Welcome to the test bakery!';
+
+let node: HearthNode;
+let site: Server;
+let siteUrl: string;
+let browser: Browser;
+let ws: WorkspaceFixture;
+let publishableKey: string;
+
+function hostPage(): string {
+  // Timings are shortened through data attributes so the fallback paths run in a second, not minutes.
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Customer site</title>
+<style>* { color: rgb(255, 0, 0) !important; font-family: serif !important; } button { display: none !important; }</style></head>
+<body><h1>Customer site</h1>
+<script src="${node.url}/widget/widget.js" data-publishable-key="${publishableKey}" data-poll-min-ms="150" data-poll-max-ms="600"
+  data-socket-grace-ms="400" data-reconnect-max-ms="500" async></script></body></html>`;
+}
+
+beforeAll(async () => {
+  if (!existsSync(WIDGET_OUTFILE)) await buildWidget();
+  mkdirSync(ARTIFACTS, { recursive: true });
+  node = await startTestNode();
+  // Slug `demo`: the node's /demo page embeds this workspace's widget.
+  ws = await createWorkspace(node.url, { slug: 'demo', name: 'Demo Bakery' });
+  const activated = await request(node.url, `/admin/workspaces/${ws.id}/plugins/live-chat`, {
+    method: 'PUT',
+    token: ws.token,
+    body: { enabled: true, greeting: GREETING, offlineMessage: null, forceOnline: true, theme: { '--hearth-accent': 'rgb(10, 120, 60)' } },
+  });
+  if (activated.status !== 200) throw new Error(`live chat activation failed: ${activated.status} ${activated.text}`);
+  publishableKey = activated.body.publishableKey;
+  site = createServer((_req, res) => {
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.end(hostPage());
+  });
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise<void>((resolve) => (site ? site.close(() => resolve()) : resolve()));
+  await node?.stop();
+});
+
+const launcher = (page: Page) => page.locator('[data-hearth-widget] >> .launcher');
+const items = (page: Page) => page.locator('[data-hearth-widget] >> ol[role="log"] > li');
+const transport = (page: Page) => page.locator('[data-hearth-widget]').getAttribute('data-transport');
+
+async function openWidget(page: Page): Promise<void> {
+  await launcher(page).waitFor({ state: 'visible' });
+  await launcher(page).focus();
+  await page.keyboard.press('Enter');
+  await page.locator('[data-hearth-widget] >> textarea').waitFor({ state: 'visible' });
+}
+
+async function send(page: Page, text: string): Promise<void> {
+  await page.locator('[data-hearth-widget] >> textarea').fill(text);
+  await page.keyboard.press('Enter');
+}
+
+/** The newest conversation of the workspace whose last message is `text` (each test uses unique texts). */
+async function conversationWith(text: string): Promise<string> {
+  return eventually(async () => {
+    const list = await request(node.url, `/admin/workspaces/${ws.id}/conversations?status=OPEN`, { token: ws.token });
+    return (list.body.items as { id: string; lastMessage: { body: string } | null }[]).find((c) => c.lastMessage?.body === text)?.id;
+  });
+}
+
+async function reply(conversationId: string, body: string) {
+  const res = await request(node.url, `/admin/workspaces/${ws.id}/conversations/${conversationId}/messages`, { token: ws.token, body: { body } });
+  expect(res.status).toBe(201);
+  return res.body as { id: string; body: string };
+}
+
+async function withContext<T>(fn: (context: BrowserContext, page: Page) => Promise<T>): Promise<T> {
+  const context = await browser.newContext({ locale: 'en-US' });
+  try {
+    return await fn(context, await context.newPage());
+  } finally {
+    await context.close();
+  }
+}
+
+test('the demo page served by the node embeds a working widget', async () => {
+  await withContext(async (_context, page) => {
+    await page.goto(`${node.url}/demo`);
+    await openWidget(page);
+    await expect(page.locator('[data-hearth-widget] >> .intro').textContent()).resolves.toBe(GREETING);
+  });
+}, 30_000);
+
+test('one script tag: isolated UI, keyboard, live reply, text-only rendering, resume after reload', async () => {
+  await withContext(async (_context, page) => {
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(siteUrl);
+    await launcher(page).waitFor({ state: 'visible' });
+
+    // Only `Hearth` joins the page's globals; the hostile page styles do not reach into the shadow root.
+    const globals = await page.evaluate(() => {
+      const frame = document.createElement('iframe');
+      document.body.append(frame);
+      const clean = new Set(Object.getOwnPropertyNames(frame.contentWindow));
+      frame.remove();
+      return Object.getOwnPropertyNames(window).filter((name) => !clean.has(name));
+    });
+    expect(globals).toEqual(['Hearth']);
+    const launcherStyle = await launcher(page).evaluate((el) => ({ display: getComputedStyle(el).display, background: getComputedStyle(el).backgroundColor }));
+    expect(launcherStyle.display).not.toBe('none');
+    expect(launcherStyle.background).toBe('rgb(10, 120, 60)'); // theme from the config
+    await expect(launcher(page).getAttribute('aria-expanded')).resolves.toBe('false');
+
+    // Keyboard: Enter on the launcher opens the panel and puts the focus in the message box.
+    await openWidget(page);
+    await expect(launcher(page).getAttribute('aria-expanded')).resolves.toBe('true');
+    const focused = await page.evaluate(() => document.querySelector('[data-hearth-widget]')!.shadowRoot!.activeElement?.id);
+    expect(focused).toBe('hearth-input');
+    await expect(page.locator('[data-hearth-widget] >> .intro').textContent()).resolves.toBe(GREETING);
+    await expect(page.locator('[data-hearth-widget] >> ol[role="log"]').getAttribute('aria-live')).resolves.toBe('polite');
+    await expect(page.locator('[data-hearth-widget] >> label[for="hearth-input"]').textContent()).resolves.toBe('Your message');
+
+    const hello = `hello from the browser ${Date.now()}`;
+    await send(page, hello);
+    await eventually(async () => (await items(page).count()) === 1);
+    await expect(items(page).first().getAttribute('data-sender')).resolves.toBe('VISITOR');
+    const cid = await conversationWith(hello);
+    await eventually(async () => (await transport(page)) === 'live');
+
+    // An agent reply arrives by push, without reload.
+    const answer = await reply(cid, 'Fresh rolls are ready at 7. I <3 bread & 2 < 3 > 1');
+    await eventually(async () => (await items(page).count()) === 2);
+    const last = items(page).nth(1);
+    await expect(last.getAttribute('data-sender')).resolves.toBe('AGENT');
+    await expect(last.evaluate((el) => el.lastChild?.textContent)).resolves.toBe(answer.body);
+
+    // Markup that reaches the widget (here pushed straight through the real socket) stays text.
+    const hostile: MessageCreated = {
+      conversationId: cid,
+      message: { id: 'raw-push-1', sender: 'AGENT', body: '<b>bold</b><img src=x onerror="window.__pwned=1">', createdAt: new Date().toISOString() },
+    };
+    node.deps.realtime.io.of(NAMESPACES.widget).to(rooms.conversation(cid)).emit('message.created', hostile);
+    await eventually(async () => (await items(page).count()) === 3);
+    const raw = items(page).nth(2);
+    await expect(raw.evaluate((el) => el.lastChild?.textContent)).resolves.toBe(hostile.message.body);
+    await expect(raw.evaluate((el) => el.querySelectorAll('b, img').length)).resolves.toBe(0);
+    await expect(page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).resolves.toBeUndefined();
+
+    await page.screenshot({ path: join(ARTIFACTS, 'widget-open.png') });
+
+    // Escape closes the panel and gives the focus back to the launcher.
+    await page.keyboard.press('Escape');
+    await expect(launcher(page).getAttribute('aria-expanded')).resolves.toBe('false');
+    const back = await page.evaluate(() => document.querySelector('[data-hearth-widget]')!.shadowRoot!.activeElement?.className);
+    expect(back).toBe('launcher');
+
+    // Reload: the stored token resumes the same conversation with its stored history, nothing twice.
+    await page.reload();
+    await openWidget(page);
+    await eventually(async () => (await items(page).count()) === 2);
+    const bodies = await items(page).evaluateAll((els) => els.map((el) => el.lastChild?.textContent));
+    expect(bodies).toEqual([hello, answer.body]);
+    await eventually(async () => (await transport(page)) === 'live');
+    const again = await reply(cid, 'Still here after your reload.');
+    await eventually(async () => (await items(page).count()) === 3);
+    await expect(items(page).nth(2).evaluate((el) => el.lastChild?.textContent)).resolves.toBe(again.body);
+    expect(errors).toEqual([]);
+  });
+}, 60_000);
+
+test('with the Socket.IO path refused, replies arrive by polling; when it is back, the socket takes over without duplicates', async () => {
+  await withContext(async (context, page) => {
+    let blocked = true;
+    await context.route('**/socket.io/**', (route) => (blocked ? route.abort('connectionrefused') : route.continue()));
+    await page.goto(siteUrl);
+    await openWidget(page);
+    const text = `polling visitor ${Date.now()}`;
+    await send(page, text);
+    const cid = await conversationWith(text);
+    await eventually(async () => (await transport(page)) === 'polling');
+
+    const first = await reply(cid, 'Answer delivered by polling');
+    await eventually(async () => (await items(page).count()) === 2);
+    await expect(items(page).nth(1).evaluate((el) => el.lastChild?.textContent)).resolves.toBe(first.body);
+    expect(await transport(page)).toBe('polling');
+
+    // A reply stored while the socket reconnects is caught up exactly once.
+    const second = await reply(cid, 'Sent while you were reconnecting');
+    blocked = false;
+    await eventually(async () => (await transport(page)) === 'live', 10_000);
+    await eventually(async () => (await items(page).count()) === 3);
+    const third = await reply(cid, 'And this one came by push');
+    await eventually(async () => (await items(page).count()) === 4);
+    const bodies = await items(page).evaluateAll((els) => els.map((el) => el.lastChild?.textContent));
+    expect(bodies).toEqual([text, first.body, second.body, third.body]);
+  });
+}, 60_000);
+
+test('flood and closed conversations are explained in words; a closed one offers a new conversation', async () => {
+  await withContext(async (_context, page) => {
+    await page.goto(siteUrl);
+    await openWidget(page);
+    const text = `flood visitor ${Date.now()}`;
+    await send(page, text);
+    const cid = await conversationWith(text);
+    const token = await page.evaluate(() => {
+      const key = Object.keys(localStorage).find((k) => k.startsWith('hearth.chat.'))!;
+      return JSON.parse(localStorage.getItem(key)!).token as string;
+    });
+    // 19 more through the API make 20 this minute: the 21st from the widget is refused with 409.
+    for (let i = 0; i < 19; i += 1) {
+      const res = await request(node.url, `/external/live-chat/conversations/${token}/messages`, { body: { body: `extra ${i}` } });
+      expect(res.status).toBe(201);
+    }
+    await send(page, 'one too many');
+    const notice = page.locator('[data-hearth-widget] >> .notice');
+    await eventually(async () => ((await notice.textContent()) ?? '').includes('very quickly'));
+    // The text stays in the box so the visitor can send it later.
+    await expect(page.locator('[data-hearth-widget] >> textarea').inputValue()).resolves.toBe('one too many');
+
+    // The team closes the conversation: the widget says so and offers a new one.
+    await eventually(async () => (await transport(page)) === 'live');
+    const closed = await request(node.url, `/admin/workspaces/${ws.id}/conversations/${cid}/close`, { method: 'POST', token: ws.token, body: {} });
+    expect(closed.status).toBe(200);
+    const restart = page.locator('[data-hearth-widget] >> .restart');
+    await restart.waitFor({ state: 'visible' });
+    await expect(notice.textContent()).resolves.toContain('closed');
+    await restart.click();
+    await page.locator('[data-hearth-widget] >> textarea').waitFor({ state: 'visible' });
+    expect(await items(page).count()).toBe(0);
+    const fresh = `a new start ${Date.now()}`;
+    await send(page, fresh);
+    const newCid = await conversationWith(fresh);
+    expect(newCid).not.toBe(cid);
+  });
+}, 60_000);
