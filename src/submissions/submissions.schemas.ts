@@ -7,13 +7,13 @@ export const submissionBody = z.object({
     .string()
     .min(1)
     .max(200)
-    .refine((v) => v.trim().length > 0, { message: 'must not be blank' }),
+    .refine((v) => v.length === 0 || v.trim().length > 0, { message: 'must not be blank' }),
   email: z.email().max(320),
   message: z
     .string()
     .min(1)
     .max(10_000)
-    .refine((v) => v.trim().length > 0, { message: 'must not be blank' }),
+    .refine((v) => v.length === 0 || v.trim().length > 0, { message: 'must not be blank' }),
   phone: z.string().max(40).optional(),
   subject: z.string().max(200).optional(),
   source: z.string().max(500).optional(),
