@@ -373,6 +373,15 @@ export function cellStore(db: Connection) {
         throw error;
       }
     },
+    /** Who holds these cells (to tell leftovers of an interrupted call from real reservations). */
+    async holders(workspaceId: string, starts: Date[]): Promise<{ start: Date; appointmentId: string; holdId: string; reservedAt: Date }[]> {
+      const docs = await model.find({ workspaceId: new Types.ObjectId(workspaceId), start: { $in: starts } }).lean<CellDoc[]>();
+      return docs.map((d) => ({ start: d.start, appointmentId: d.appointmentId.toHexString(), holdId: d.holdId.toHexString(), reservedAt: d.reservedAt }));
+    },
+    /** Removes exactly one cell of one hold. */
+    async removeCell(workspaceId: string, start: Date, holdId: string): Promise<void> {
+      await model.deleteOne({ workspaceId: new Types.ObjectId(workspaceId), start, holdId: new Types.ObjectId(holdId) });
+    },
     async undo(workspaceId: string, holdId: string): Promise<void> {
       await model.deleteMany({ workspaceId: new Types.ObjectId(workspaceId), holdId: new Types.ObjectId(holdId) });
     },

@@ -317,6 +317,33 @@ async function visitorMail(deps: Deps, workspace: Workspace, appointment: Appoin
   await sendMail(deps, workspace.id, appointment.visitorEmail, appointmentEmails[kind](data));
 }
 
+/** A cell reserved this long ago by a call that never completed its state change is a leftover. */
+const STALE_HOLD_MS = 2 * 60_000;
+
+/**
+ * Reserves the cells; when some are taken, removes those that are provably leftovers of an interrupted
+ * call (a crash between reserving and the status change: the holder does not cover the cell with its
+ * confirmed time, and the hold is older than any call takes) and tries once more. Real reservations,
+ * including ones in flight, are never removed, so this cannot open a way to an overlap.
+ */
+async function reserveCells(deps: Deps, workspaceId: string, appointmentId: string, starts: Date[]): Promise<string | null> {
+  const cells = cellStore(deps.db);
+  const now = deps.clock.now();
+  const hold = await cells.reserve(workspaceId, appointmentId, starts, now);
+  if (hold) return hold;
+  let removed = false;
+  for (const holder of await cells.holders(workspaceId, starts)) {
+    if (now.getTime() - holder.reservedAt.getTime() < STALE_HOLD_MS) continue;
+    const owner = await appointmentStore(deps.db).byId(workspaceId, holder.appointmentId);
+    const covers = owner?.status === 'CONFIRMED' && owner.scheduledAt! <= holder.start && holder.start < owner.scheduledEnd!;
+    if (covers) continue;
+    deps.logger.warn({ workspaceId, appointmentId: holder.appointmentId, start: holder.start }, 'appointments: removing a leftover time reservation');
+    await cells.removeCell(workspaceId, holder.start, holder.holdId);
+    removed = true;
+  }
+  return removed ? cells.reserve(workspaceId, appointmentId, starts, now) : null;
+}
+
 /**
  * PENDING -> CONFIRMED. The time is first reserved cell by cell under a unique index, then the status
  * changes conditionally; whichever step loses a race undoes the reservation, so any number of
@@ -330,7 +357,7 @@ export async function confirm(deps: Deps, workspace: Workspace, id: string, sche
   const end = new Date(start.getTime() + current.durationMinutes * 60_000);
   const now = deps.clock.now();
   const cells = cellStore(deps.db);
-  const hold = await cells.reserve(workspace.id, id, cellStarts(start, end), now);
+  const hold = await reserveCells(deps, workspace.id, id, cellStarts(start, end));
   if (!hold) throw slotConflict();
   const confirmed = await appointmentStore(deps.db).confirm(workspace.id, id, start, end, now);
   if (!confirmed) {
@@ -364,7 +391,7 @@ export async function reschedule(deps: Deps, workspace: Workspace, id: string, s
   const held = new Set(cellStarts(current.scheduledAt, current.scheduledEnd).map((d) => d.getTime()));
   const wanted = cellStarts(scheduledAt, end);
   const cells = cellStore(deps.db);
-  const hold = await cells.reserve(workspace.id, id, wanted.filter((d) => !held.has(d.getTime())), deps.clock.now());
+  const hold = await reserveCells(deps, workspace.id, id, wanted.filter((d) => !held.has(d.getTime())));
   if (!hold) throw slotConflict();
   const moved = await appointmentStore(deps.db).reschedule(workspace.id, id, current.scheduledAt, scheduledAt, end);
   if (!moved) {

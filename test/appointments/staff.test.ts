@@ -3,6 +3,7 @@ import { createWorkspace, request, startTestNode } from '../support/harness.js';
 import type { HearthNode } from '../../src/server.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { baseSettings, book, configure, staff, starts } from './helpers.js';
+import { cellStarts, cellStore } from '../../src/appointments/appointments.model.js';
 
 const NOW = new Date('2025-06-02T06:00:00Z');
 const clock = new ManualClock(NOW);
@@ -196,4 +197,19 @@ describe('reschedule', () => {
     expect((await staff(node.url, ws, `/${a.id}/reschedule`, { scheduledAt: '2025-06-01T10:00:00Z' })).status).toBe(400);
     expect((await staff(node.url, ws, `/${a.id}/reschedule`, {})).status).toBe(400);
   });
+});
+
+test('leftovers of an interrupted confirm (reserved, never confirmed) stop blocking once stale; fresh ones keep blocking', async () => {
+  const ws = await freshWorkspace();
+  const interrupted = await book(node.url, ws, '2025-06-03T10:00:00Z');
+  const other = await book(node.url, ws, '2025-06-03T10:00:00Z');
+  const cells = cellStarts(new Date('2025-06-03T10:00:00Z'), new Date('2025-06-03T11:00:00Z'));
+  // As if a node died between reserving the time and changing the status.
+  expect(await cellStore(node.deps.db).reserve(ws.id, interrupted.id, cells, clock.now())).not.toBeNull();
+  expect((await staff(node.url, ws, `/${other.id}/confirm`)).status).toBe(409);
+  clock.advance(3 * 60_000);
+  expect((await staff(node.url, ws, `/${other.id}/confirm`)).status).toBe(200);
+  // A real confirmed appointment is never treated as a leftover, however old.
+  clock.advance(60 * 60_000);
+  expect((await staff(node.url, ws, `/${interrupted.id}/confirm`)).status).toBe(409);
 });
