@@ -3,6 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { createHmac } from 'node:crypto';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
 import type { HearthNode } from '../../src/server.js';
@@ -16,6 +17,7 @@ import { buildWidget, WIDGET_OUTFILE } from '../../scripts/build-widget.mjs';
 
 const ARTIFACTS = join(process.cwd(), 'test', 'artifacts');
 const GREETING = 'Welcome to the test bakery!';
+const GERMAN_GREETING = 'Willkommen in der Testbäckerei!';
 
 let node: HearthNode;
 let site: Server;
@@ -24,12 +26,16 @@ let browser: Browser;
 let ws: WorkspaceFixture;
 let publishableKey: string;
 
-function hostPage(): string {
+/** The customer's page; `?pk=` picks another workspace, `?queue=` (JSON) pre-queues JS API calls as a stub would. */
+function hostPage(url: URL): string {
+  const key = url.searchParams.get('pk') ?? publishableKey;
+  const queue = url.searchParams.get('queue');
+  const stub = queue ? `<script>window.Hearth = { q: ${JSON.stringify(JSON.parse(queue)).replace(/</g, '\\u003c')} };</script>` : '';
   // Timings are shortened through data attributes so the fallback paths run in a second, not minutes.
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Customer site</title>
 <style>* { color: rgb(255, 0, 0) !important; font-family: serif !important; } button { display: none !important; }</style></head>
-<body><h1>Customer site</h1>
-<script src="${node.url}/widget/widget.js" data-publishable-key="${publishableKey}" data-poll-min-ms="150" data-poll-max-ms="600"
+<body><h1>Customer site</h1>${stub}
+<script src="${node.url}/widget/widget.js" data-publishable-key="${key}" data-poll-min-ms="150" data-poll-max-ms="600"
   data-socket-grace-ms="400" data-reconnect-max-ms="500" async></script></body></html>`;
 }
 
@@ -42,13 +48,13 @@ beforeAll(async () => {
   const activated = await request(node.url, `/admin/workspaces/${ws.id}/plugins/live-chat`, {
     method: 'PUT',
     token: ws.token,
-    body: { enabled: true, greeting: GREETING, offlineMessage: null, forceOnline: true, theme: { '--hearth-accent': 'rgb(10, 120, 60)' } },
+    body: { enabled: true, greeting: GREETING, greetings: { de: GERMAN_GREETING }, offlineMessage: null, forceOnline: true, theme: { '--hearth-accent': 'rgb(10, 120, 60)' } },
   });
   if (activated.status !== 200) throw new Error(`live chat activation failed: ${activated.status} ${activated.text}`);
   publishableKey = activated.body.publishableKey;
-  site = createServer((_req, res) => {
+  site = createServer((req, res) => {
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
-    res.end(hostPage());
+    res.end(hostPage(new URL(req.url ?? '/', 'http://site.test')));
   });
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
@@ -255,3 +261,61 @@ test('flood and closed conversations are explained in words; a closed one offers
     expect(newCid).not.toBe(cid);
   });
 }, 60_000);
+
+test("the config follows the browser's language, and the away text shows while nobody is online", async () => {
+  const other = await createWorkspace(node.url);
+  const activated = await request(node.url, `/admin/workspaces/${other.id}/plugins/live-chat`, {
+    method: 'PUT',
+    token: other.token,
+    body: { enabled: true, greeting: 'Hi', offlineMessage: 'We are away', offlineMessages: { de: 'Wir sind gerade nicht da' }, forceOnline: false },
+  });
+  expect(activated.status).toBe(200);
+  const context = await browser.newContext({ locale: 'de-CH' });
+  try {
+    const page = await context.newPage();
+    await page.goto(`${siteUrl}?pk=${activated.body.publishableKey}`);
+    await openWidget(page);
+    await expect(page.locator('[data-hearth-widget] >> .intro').textContent()).resolves.toBe('Wir sind gerade nicht da');
+    await expect(page.locator('[data-hearth-widget] >> .state').textContent()).resolves.toBe('We will reply as soon as we can');
+  } finally {
+    await context.close();
+  }
+  // The main workspace's German greeting, for the same browser language.
+  const german = await browser.newContext({ locale: 'de-DE' });
+  try {
+    const page = await german.newPage();
+    await page.goto(siteUrl);
+    await openWidget(page);
+    await expect(page.locator('[data-hearth-widget] >> .intro').textContent()).resolves.toBe(GERMAN_GREETING);
+  } finally {
+    await german.close();
+  }
+}, 30_000);
+
+test('Hearth.identify (queued before the script loaded) starts a verified conversation; Hearth.open opens the panel', async () => {
+  const externalId = `user-${Date.now()}`;
+  // The consumer's server signs the id with the derived secret (hex HMAC of the API key over the context).
+  const secret = createHmac('sha256', ws.apiKey).update('service:live-chat:identity:v1').digest('hex');
+  const identityToken = createHmac('sha256', secret).update(externalId).digest('hex');
+  const queue = JSON.stringify([
+    ['identify', { externalId, name: 'Ada Visitor', email: 'ada@example.com', identityToken }],
+    ['open'],
+  ]);
+  await withContext(async (_context, page) => {
+    await page.goto(`${siteUrl}?queue=${encodeURIComponent(queue)}`);
+    await page.locator('[data-hearth-widget] >> textarea').waitFor({ state: 'visible' });
+    await expect(launcher(page).getAttribute('aria-expanded')).resolves.toBe('true');
+    const text = `verified hello ${Date.now()}`;
+    await send(page, text);
+    const cid = await conversationWith(text);
+    const conversation = await request(node.url, `/admin/workspaces/${ws.id}/conversations/${cid}`, { token: ws.token });
+    expect(conversation.body.visitor).toMatchObject({ verified: true, externalId, name: 'Ada Visitor' });
+
+    // Hearth.close() and Hearth.shutdown() from the page: the panel closes, then the widget leaves the page.
+    await page.evaluate(() => (window as unknown as { Hearth: { close(): void } }).Hearth.close());
+    await expect(launcher(page).getAttribute('aria-expanded')).resolves.toBe('false');
+    await page.evaluate(() => (window as unknown as { Hearth: { shutdown(): void } }).Hearth.shutdown());
+    await expect(page.locator('[data-hearth-widget]').count()).resolves.toBe(0);
+    await expect(page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('hearth.chat.')).length)).resolves.toBe(0);
+  });
+}, 30_000);
