@@ -213,3 +213,19 @@ test('leftovers of an interrupted confirm (reserved, never confirmed) stop block
   clock.advance(60 * 60_000);
   expect((await staff(node.url, ws, `/${interrupted.id}/confirm`)).status).toBe(409);
 });
+
+test('agents work appointments but may not change the plugin settings; non-members see 404', async () => {
+  const ws = await freshWorkspace();
+  const email = `agent-${ws.id}@example.com`;
+  const user = await request(node.url, '/admin/users', { token: ws.token, body: { email, name: 'Agent', password: 'agent-password-1' } });
+  expect(user.status).toBe(201);
+  const stranger = await request(node.url, '/admin/auth/login', { body: { email, password: 'agent-password-1' } });
+  const booked = await book(node.url, ws, '2025-06-03T10:00:00Z');
+  expect((await request(node.url, `/admin/workspaces/${ws.id}/appointments/${booked.id}/confirm`, { token: stranger.body.token, body: {} })).status).toBe(404);
+  expect((await request(node.url, `/admin/workspaces/${ws.id}/members`, { token: ws.token, body: { userId: user.body.id, role: 'agent' } })).status).toBe(201);
+  const agent = { id: ws.id, token: stranger.body.token, apiKey: ws.apiKey };
+  expect((await staff(node.url, agent, `/${booked.id}/confirm`)).status).toBe(200);
+  const put = await request(node.url, `/admin/workspaces/${ws.id}/plugins/appointments`, { method: 'PUT', token: agent.token, body: baseSettings });
+  expect(put.status).toBe(403);
+  expect((await request(node.url, `/admin/workspaces/${ws.id}/plugins/appointments`, { token: agent.token })).status).toBe(200);
+});
