@@ -15,6 +15,13 @@ import { buildWidget, WIDGET_OUTFILE } from '../../scripts/build-widget.mjs';
  * origin (like a customer's site) with hostile global styles, and the agent answers through the admin API.
  */
 
+// Browser globals used inside `page.evaluate` callbacks; the main tsconfig has no DOM lib (module-scoped).
+/* eslint-disable @typescript-eslint/no-explicit-any */
+declare const document: any;
+declare const window: any;
+declare const localStorage: any;
+declare function getComputedStyle(element: unknown): any;
+
 const ARTIFACTS = join(process.cwd(), 'test', 'artifacts');
 const GREETING = 'Welcome to the test bakery!';
 const GERMAN_GREETING = 'Willkommen in der Testbäckerei!';
