@@ -154,10 +154,8 @@ interface ConversationDoc {
   visitorEmail: string | null;
   attributesJson: string | null;
   lastMessage: LastMessageDoc | null;
-  /** createdAt (ms) of the newest message: the next one gets at least this + 1. */
+  /** createdAt (ms) of the newest message recorded here (inbox order and `lastMessage`). */
   lastMessageAtMs: number;
-  /** Wall-clock lease (ms) of the writer currently appending a message; 0 when free. */
-  lockUntil: number;
   lastActivityAt: Date;
   closedAt: Date | null;
   createdAt: Date;
@@ -183,7 +181,6 @@ const conversationSchema = new Schema<ConversationDoc>(
       default: null,
     },
     lastMessageAtMs: { type: Number, required: true },
-    lockUntil: { type: Number, required: true },
     lastActivityAt: { type: Date, required: true },
     closedAt: { type: Date, default: null },
     createdAt: { type: Date, required: true },
@@ -235,12 +232,6 @@ export interface NewConversation {
   identity: { externalId: string; name: string | null; email: string | null; attributes: Record<string, string> | null } | null;
 }
 
-/** A locked conversation: the holder may append a message, then must release. */
-export interface LockedConversation extends Conversation {
-  lastMessageAtMs: number;
-  lockUntil: number;
-}
-
 const oid = (id: string) => new Types.ObjectId(id);
 
 export function conversationStore(db: Connection) {
@@ -263,7 +254,6 @@ export function conversationStore(db: Connection) {
         attributesJson: storeJson(input.identity?.attributes ?? null),
         lastMessage: null,
         lastMessageAtMs: 0,
-        lockUntil: 0,
         lastActivityAt: now,
         closedAt: null,
         createdAt: now,
@@ -315,45 +305,31 @@ export function conversationStore(db: Connection) {
       return { items: docs.map(toConversation), total };
     },
     /**
-     * Takes the conversation's write lease when it is free (or expired). Writers of one conversation are
-     * serialised so that messages become visible in createdAt order (see `appendMessage`).
+     * Records a stored message as the conversation's latest, unless a newer one is recorded already
+     * (concurrent writers may finish out of order).
      */
-    async tryLock(workspaceId: string, id: string, nowMs: number, leaseMs: number): Promise<LockedConversation | null> {
-      const doc = await model
-        .findOneAndUpdate({ _id: oid(id), workspaceId: oid(workspaceId), lockUntil: { $lt: nowMs } }, { $set: { lockUntil: nowMs + leaseMs } }, { returnDocument: 'after' })
-        .lean<ConversationDoc>();
-      return doc ? { ...toConversation(doc), lastMessageAtMs: doc.lastMessageAtMs, lockUntil: doc.lockUntil } : null;
-    },
-    async unlock(workspaceId: string, id: string, lockUntil: number): Promise<void> {
-      await model.updateOne({ _id: oid(id), workspaceId: oid(workspaceId), lockUntil }, { $set: { lockUntil: 0 } });
-    },
-    /** Records an appended message and releases the lease in one write. */
-    async recordMessage(
-      workspaceId: string,
-      id: string,
-      lockUntil: number,
-      message: ChatMessage,
-      fill: { visitorName?: string; visitorEmail?: string },
-    ): Promise<void> {
+    async recordMessage(workspaceId: string, id: string, message: ChatMessage): Promise<void> {
       const createdAt = new Date(message.createdAt);
       await model.updateOne(
-        { _id: oid(id), workspaceId: oid(workspaceId), lockUntil },
+        { _id: oid(id), workspaceId: oid(workspaceId), lastMessageAtMs: { $lt: createdAt.getTime() } },
         {
           $set: {
             lastMessage: { id: message.id, sender: message.sender, body: message.body, createdAt },
             lastMessageAtMs: createdAt.getTime(),
             lastActivityAt: createdAt,
-            lockUntil: 0,
-            ...fill,
           },
         },
       );
     },
-    async close(workspaceId: string, id: string, lockUntil: number, now: Date): Promise<Conversation | null> {
+    /** Sets a visitor field only while it is unknown (never overwrites). */
+    async fillVisitor(workspaceId: string, id: string, field: 'visitorName' | 'visitorEmail', value: string): Promise<void> {
+      await model.updateOne({ _id: oid(id), workspaceId: oid(workspaceId), [field]: null }, { $set: { [field]: value } });
+    },
+    async close(workspaceId: string, id: string, now: Date): Promise<Conversation | null> {
       const doc = await model
         .findOneAndUpdate(
-          { _id: oid(id), workspaceId: oid(workspaceId), lockUntil },
-          { $set: { status: 'CLOSED', closedAt: now, lastActivityAt: now, lockUntil: 0 } },
+          { _id: oid(id), workspaceId: oid(workspaceId), status: 'OPEN' },
+          { $set: { status: 'CLOSED', closedAt: now, lastActivityAt: now } },
           { returnDocument: 'after' },
         )
         .lean<ConversationDoc>();
@@ -370,6 +346,8 @@ interface MessageDoc {
   _id: Types.ObjectId;
   workspaceId: Types.ObjectId;
   conversationId: Types.ObjectId;
+  /** 1, 2, 3... per conversation; unique, so only one writer can append after a given message. */
+  seq: number;
   sender: Sender;
   body: string;
   authorUserId: Types.ObjectId | null;
@@ -382,6 +360,7 @@ const messageSchema = new Schema<MessageDoc>(
   {
     workspaceId: { type: Schema.Types.ObjectId, required: true },
     conversationId: { type: Schema.Types.ObjectId, required: true },
+    seq: { type: Number, required: true },
     sender: { type: String, enum: ['VISITOR', 'AGENT'], required: true },
     body: { type: String, required: true },
     authorUserId: { type: Schema.Types.ObjectId, default: null },
@@ -390,8 +369,11 @@ const messageSchema = new Schema<MessageDoc>(
   },
   { collection: 'livechat_messages' },
 );
+// Appending: the unique seq makes "insert the message after the newest one" atomic (the loser retries),
+// so messages of a conversation are committed one after the other, in seq order.
+messageSchema.index({ conversationId: 1, seq: 1 }, { unique: true });
 // Polling with `after`: a conversation's messages by createdAt. Unique: createdAt is the cursor, so two
-// messages of one conversation never share a millisecond (a guard behind the writer lease).
+// messages of one conversation never share a millisecond.
 messageSchema.index({ conversationId: 1, createdAt: 1 }, { unique: true });
 // Unread counts of the agent inbox: unread visitor messages of a page of conversations.
 messageSchema.index({ workspaceId: 1, conversationId: 1, sender: 1, readAt: 1 });
@@ -405,10 +387,25 @@ function toMessage(doc: MessageDoc): ChatMessage {
 export function messageStore(db: Connection) {
   const model = Messages(db);
   return {
-    async insert(workspaceId: string, conversationId: string, input: { sender: Sender; body: string; authorUserId: string | null; createdAt: Date }): Promise<ChatMessage> {
+    /** The newest message's seq and createdAt (ms), or zeros for an empty conversation. */
+    async newest(workspaceId: string, conversationId: string): Promise<{ seq: number; createdAtMs: number }> {
+      const doc = await model
+        .findOne({ workspaceId: oid(workspaceId), conversationId: oid(conversationId) })
+        .sort({ seq: -1 })
+        .select({ seq: 1, createdAt: 1 })
+        .lean<Pick<MessageDoc, 'seq' | 'createdAt'>>();
+      return doc ? { seq: doc.seq, createdAtMs: doc.createdAt.getTime() } : { seq: 0, createdAtMs: 0 };
+    },
+    /** Inserts; a duplicate seq or createdAt (another writer appended first) rejects with code 11000. */
+    async insert(
+      workspaceId: string,
+      conversationId: string,
+      input: { seq: number; sender: Sender; body: string; authorUserId: string | null; createdAt: Date },
+    ): Promise<ChatMessage> {
       const doc = await model.create({
         workspaceId: oid(workspaceId),
         conversationId: oid(conversationId),
+        seq: input.seq,
         sender: input.sender,
         body: input.body,
         authorUserId: input.authorUserId ? oid(input.authorUserId) : null,

@@ -13,7 +13,6 @@ import {
   messageStore,
   type Conversation,
   type LiveChatSettings,
-  type LockedConversation,
   type NewConversation,
   type Sender,
 } from './livechat.model.js';
@@ -27,8 +26,8 @@ export const FLOOD_LIMIT = 20;
 const FLOOD_WINDOW_MS = 60_000;
 /** Largest page of a messages poll; a client continues with `after` = the last `createdAt`. */
 export const MESSAGES_PAGE = 500;
-/** Writer lease of a conversation and how long a writer waits for it. */
-const LEASE_MS = 5_000;
+/** How long an append keeps retrying while other writers of the same conversation win the race. */
+const APPEND_PATIENCE_MS = 5_000;
 
 // ---------------------------------------------------------------------------------------------
 // Settings
@@ -236,54 +235,60 @@ async function conversationByToken(deps: Deps, token: string): Promise<Conversat
 
 const closedError = () => conflict('conversation_closed', 'The team closed this conversation; start a new one.');
 
+const isDuplicateKey = (error: unknown) => (error as { code?: number }).code === 11000;
+
 /**
- * Runs `work` while holding the conversation's writer lease. Writers are serialised per conversation,
- * so a message is fully stored before the next one gets its createdAt: a poller never sees a newer
- * message while an older one is still being written. The lease is wall-clock time (infrastructure,
- * not a rule), so it also expires under a test clock.
+ * Appends of one conversation queue up inside this process, so only writers on different nodes ever race
+ * for the same seq (and retry); without it a burst on one node would retry quadratically.
  */
-async function withConversationLock<T>(deps: Deps, conversation: Conversation, work: (locked: LockedConversation) => Promise<T>): Promise<T> {
-  const store = conversationStore(deps.db);
-  const deadline = Date.now() + LEASE_MS;
-  for (let attempt = 0; ; attempt += 1) {
-    const locked = await store.tryLock(conversation.workspaceId, conversation.id, Date.now(), LEASE_MS);
-    if (locked) {
-      try {
-        // On success `work` releases the lease in its own final write (one round trip less per message).
-        return await work(locked);
-      } catch (error) {
-        await store.unlock(conversation.workspaceId, conversation.id, locked.lockUntil).catch((unlockError: unknown) => {
-          deps.logger.error({ err: unlockError, conversationId: conversation.id }, 'live chat: releasing the conversation lease failed');
-        });
-        throw error;
-      }
-    }
-    if (Date.now() > deadline) throw new AppError(503, 'conversation_busy', 'The conversation is busy; retry shortly.', undefined, { 'Retry-After': '1' });
-    await new Promise((resolve) => setTimeout(resolve, Math.min(2 + attempt * 2, 25) * (0.5 + Math.random())));
-  }
+const appendQueues = new Map<string, Promise<unknown>>();
+
+function queued<T>(key: string, work: () => Promise<T>): Promise<T> {
+  const previous = appendQueues.get(key) ?? Promise.resolve();
+  const next = previous.then(work, work);
+  const settled = next.catch(() => undefined);
+  appendQueues.set(key, settled);
+  void settled.then(() => {
+    if (appendQueues.get(key) === settled) appendQueues.delete(key);
+  });
+  return next;
 }
 
 /**
- * Appends a message under the lease. Its createdAt is the later of now and the previous message + 1 ms,
- * so createdAt is strictly increasing within a conversation and `after` is an exact cursor.
+ * Appends a message right after the conversation's newest one: seq = newest + 1 and createdAt = the later
+ * of now and the newest createdAt + 1 ms. Both are unique per conversation, so when two writers race the
+ * loser's insert is rejected and it retries after the winner's message. Hence a message is only ever
+ * written once its predecessor is stored: createdAt is strictly increasing, commit order equals createdAt
+ * order, and a poll with `after` can neither skip a message nor see one twice.
  */
 async function appendMessage(
   deps: Deps,
   conversation: Conversation,
-  input: { sender: Sender; body: string; authorUserId: string | null; visitorName?: string; visitorEmail?: string },
+  input: { sender: Sender; body: string; authorUserId: string | null },
 ): Promise<ChatMessage> {
-  const message = await withConversationLock(deps, conversation, async (locked) => {
-    if (locked.status !== 'OPEN') throw closedError();
-    const createdAt = new Date(Math.max(deps.clock.now().getTime(), locked.lastMessageAtMs + 1));
-    const stored = await messageStore(deps.db).insert(locked.workspaceId, locked.id, { sender: input.sender, body: input.body, authorUserId: input.authorUserId, createdAt });
-    // visitorName / visitorEmail only fill values not known yet (verified identity or an earlier message).
-    const fill: { visitorName?: string; visitorEmail?: string } = {};
-    if (input.visitorName && !locked.visitorName) fill.visitorName = input.visitorName;
-    if (input.visitorEmail && !locked.visitorEmail) fill.visitorEmail = input.visitorEmail;
-    await conversationStore(deps.db).recordMessage(locked.workspaceId, locked.id, locked.lockUntil, stored, fill);
-    return stored;
-  });
-  push.message(deps, conversation.workspaceId, conversation.id, message);
+  const { workspaceId, id } = conversation;
+  const message = await queued(id, () => insertNext(deps, conversation, input));
+  await conversationStore(deps.db).recordMessage(workspaceId, id, message);
+  push.message(deps, workspaceId, id, message);
+  return message;
+}
+
+async function insertNext(deps: Deps, conversation: Conversation, input: { sender: Sender; body: string; authorUserId: string | null }): Promise<ChatMessage> {
+  const messages = messageStore(deps.db);
+  const { workspaceId, id } = conversation;
+  const deadline = Date.now() + APPEND_PATIENCE_MS;
+  let message: ChatMessage | undefined;
+  for (let attempt = 0; !message; attempt += 1) {
+    const newest = await messages.newest(workspaceId, id);
+    const createdAt = new Date(Math.max(deps.clock.now().getTime(), newest.createdAtMs + 1));
+    try {
+      message = await messages.insert(workspaceId, id, { ...input, seq: newest.seq + 1, createdAt });
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+      if (Date.now() > deadline) throw new AppError(503, 'conversation_busy', 'The conversation is busy; retry shortly.', undefined, { 'Retry-After': '1' });
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1 + attempt, 10)));
+    }
+  }
   return message;
 }
 
@@ -295,7 +300,12 @@ export async function postVisitorMessage(deps: Deps, token: string, input: Visit
   // limit count too, so a client hammering the endpoint stays limited until the window ends.
   const { count } = await deps.counters.hit(`chat-flood:${conversation.id}`, FLOOD_WINDOW_MS);
   if (count > FLOOD_LIMIT) throw conflict('flood_limited', `More than ${FLOOD_LIMIT} messages per minute in this conversation; wait a moment.`);
-  return appendMessage(deps, conversation, { sender: 'VISITOR', body, authorUserId: null, visitorName: input.visitorName, visitorEmail: input.visitorEmail });
+  const message = await appendMessage(deps, conversation, { sender: 'VISITOR', body, authorUserId: null });
+  // visitorName / visitorEmail only fill values not known yet (verified identity or an earlier message).
+  const store = conversationStore(deps.db);
+  if (input.visitorName && !conversation.visitorName) await store.fillVisitor(conversation.workspaceId, conversation.id, 'visitorName', input.visitorName);
+  if (input.visitorEmail && !conversation.visitorEmail) await store.fillVisitor(conversation.workspaceId, conversation.id, 'visitorEmail', input.visitorEmail);
+  return message;
 }
 
 async function readMessages(deps: Deps, conversation: Conversation, after: string | undefined, readSide: Sender) {
@@ -374,13 +384,8 @@ export async function postAgentMessage(deps: Deps, workspaceId: string, conversa
 /** Closes the conversation (idempotent); the status is pushed to the visitor and the consoles. */
 export async function closeConversation(deps: Deps, workspaceId: string, conversationId: string) {
   const conversation = await conversationOf(deps, workspaceId, conversationId);
-  if (conversation.status === 'CLOSED') return getConversation(deps, workspaceId, conversationId);
-  // Under the lease, so no message slips in after the close.
-  const closed = await withConversationLock(deps, conversation, async (locked) => {
-    const updated = await conversationStore(deps.db).close(workspaceId, conversationId, locked.lockUntil, deps.clock.now());
-    if (!updated) throw new AppError(503, 'conversation_busy', 'The conversation is busy; retry shortly.');
-    return updated;
-  });
-  push.status(deps, workspaceId, conversationId, 'CLOSED');
-  return getConversation(deps, closed.workspaceId, closed.id);
+  // Only the request that actually closes it pushes the change.
+  const closed = await conversationStore(deps.db).close(workspaceId, conversation.id, deps.clock.now());
+  if (closed) push.status(deps, workspaceId, conversation.id, 'CLOSED');
+  return getConversation(deps, workspaceId, conversation.id);
 }
