@@ -69,7 +69,7 @@ describe('workspace credentials on /external', () => {
     const ws = await createWorkspace(node.url);
     const pk = await ensureKey(node.deps, ws.id, 'publishable');
     expect(pk).toMatch(/^pk_[A-Za-z0-9_-]{32,}$/);
-    for (const headers of [{ 'X-Api-Key': pk }, { 'X-Publishable-Key': pk }]) {
+    for (const headers of [{ 'X-Api-Key': pk }, { 'X-Publishable-Key': pk }] as Record<string, string>[]) {
       const res = await request(node.url, '/external/workspace', { headers });
       expect(res.status).toBe(401);
       expect(res.body.code).toBe('wrong_credential_kind');
@@ -81,7 +81,7 @@ describe('workspace credentials on /external', () => {
     const pk = await ensureKey(node.deps, ws.id, 'publishable');
     expect((await request(node.url, '/external/test/publishable-only', { publishableKey: pk })).body.workspaceId).toBe(ws.id);
     expect((await request(node.url, `/external/test/publishable-only?publishableKey=${pk}`)).status).toBe(200);
-    for (const headers of [{ 'X-Api-Key': ws.apiKey }, { 'X-Publishable-Key': ws.apiKey }]) {
+    for (const headers of [{ 'X-Api-Key': ws.apiKey }, { 'X-Publishable-Key': ws.apiKey }] as Record<string, string>[]) {
       const res = await request(node.url, '/external/test/publishable-only', { headers });
       expect(res.status).toBe(401);
       expect(res.body.code).toBe('wrong_credential_kind');
