@@ -1,5 +1,5 @@
-import { rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 import type { RunningService } from './services.js';
@@ -13,8 +13,9 @@ export default async function globalSetup(): Promise<void> {
   const { startEngine, startRedis } = (await tsImport('./services.ts', import.meta.url)) as typeof import('./services.js');
   const started: RunningService[] = [];
   // Nodes record every answer of a declared route here; jest.contract.config.js replays them against the OpenAPI document.
-  const answers = resolve(process.env.RECORD_RESPONSES_DIR ?? fileURLToPath(new URL('../artifacts/answers/latest', import.meta.url)));
-  rmSync(answers, { recursive: true, force: true });
+  const answers = resolve(process.env.RECORD_RESPONSES_DIR || fileURLToPath(new URL('../artifacts/answers/latest', import.meta.url)));
+  mkdirSync(answers, { recursive: true });
+  for (const name of readdirSync(answers)) if (/^answers-\d+\.jsonl$/.test(name)) rmSync(join(answers, name), { force: true });
   process.env.RECORD_RESPONSES_DIR = answers;
   if (process.env.MONGODB_URI) process.env.TEST_MONGODB_URI = process.env.MONGODB_URI;
   else {
