@@ -223,6 +223,8 @@ function toConversation(doc: ConversationDoc): Conversation {
 }
 
 export interface NewConversation {
+  /** Pre-made (see `newConversationId`) so the token can name its conversation. */
+  id: string;
   tokenHash: string;
   sealedToken: string;
   visitorSessionId: string;
@@ -234,11 +236,14 @@ export interface NewConversation {
 
 const oid = (id: string) => new Types.ObjectId(id);
 
+export const newConversationId = () => new Types.ObjectId().toHexString();
+
 export function conversationStore(db: Connection) {
   const model = Conversations(db);
   return {
     async create(workspaceId: string, input: NewConversation, now: Date): Promise<Conversation> {
       const doc = await model.create({
+        _id: oid(input.id),
         workspaceId: oid(workspaceId),
         tokenHash: input.tokenHash,
         sealedToken: input.sealedToken,
@@ -260,9 +265,15 @@ export function conversationStore(db: Connection) {
       });
       return toConversation(doc.toObject());
     },
-    /** Token lookup across workspaces (the token alone is the credential of the message routes). */
-    async byTokenHash(tokenHash: string): Promise<Conversation | null> {
-      const doc = await model.findOne({ tokenHash }).lean<ConversationDoc>();
+    /**
+     * Token lookup across workspaces (the token alone is the credential of the message routes). Tokens
+     * name their conversation (`ct_<id>_<secret>`), so the lookup is by primary key, which every engine
+     * serves without scanning; the hash of the whole token must match as well.
+     */
+    async byToken(token: string, tokenHash: string): Promise<Conversation | null> {
+      const id = /^ct_([0-9a-f]{24})_/.exec(token)?.[1];
+      if (!id) return null;
+      const doc = await model.findOne({ _id: oid(id), tokenHash }).lean<ConversationDoc>();
       return doc ? toConversation(doc) : null;
     },
     async byId(workspaceId: string, id: string): Promise<Conversation | null> {

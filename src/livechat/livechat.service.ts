@@ -10,6 +10,7 @@ import type { ChatMessage } from '../realtime/events.js';
 import {
   conversationStore,
   liveChatSettingsStore,
+  newConversationId,
   messageStore,
   type Conversation,
   type LiveChatSettings,
@@ -128,6 +129,9 @@ export async function bootstrap(deps: Deps, workspace: Workspace, locale: string
 // Conversations
 // ---------------------------------------------------------------------------------------------
 
+/** `ct_<conversation id>_<43 random URL-safe chars>`: the id makes the lookup a primary-key read. */
+export const conversationToken = (conversationId: string) => randomToken(`ct_${conversationId}_`);
+
 type VerifiedIdentity = NonNullable<NewConversation['identity']>;
 
 /** A verified identity, or null (anonymous). A failed verification is logged with the workspace id. */
@@ -167,7 +171,7 @@ export async function startConversation(deps: Deps, workspace: Workspace, body: 
   });
 
   if (body.conversationToken) {
-    const found = await store.byTokenHash(sha256Hex(body.conversationToken));
+    const found = await store.byToken(body.conversationToken, sha256Hex(body.conversationToken));
     const usable =
       found &&
       found.workspaceId === workspace.id &&
@@ -183,10 +187,12 @@ export async function startConversation(deps: Deps, workspace: Workspace, body: 
     if (newest) return answer(newest, deps.secretBox.open(newest.sealedToken), true);
   }
 
-  const token = randomToken('ct_');
+  const id = newConversationId();
+  const token = conversationToken(id);
   const conversation = await store.create(
     workspace.id,
     {
+      id,
       tokenHash: sha256Hex(token),
       sealedToken: deps.secretBox.seal(token),
       visitorSessionId: body.visitorSessionId,
@@ -228,7 +234,7 @@ function cleanBody(raw: string): string {
 }
 
 async function conversationByToken(deps: Deps, token: string): Promise<Conversation> {
-  const conversation = await conversationStore(deps.db).byTokenHash(sha256Hex(token));
+  const conversation = await conversationStore(deps.db).byToken(token, sha256Hex(token));
   if (!conversation) throw notFound('conversation_not_found', 'No conversation has this token.');
   return conversation;
 }
@@ -268,8 +274,12 @@ async function appendMessage(
 ): Promise<ChatMessage> {
   const { workspaceId, id } = conversation;
   const message = await queued(id, () => insertNext(deps, conversation, input));
-  await conversationStore(deps.db).recordMessage(workspaceId, id, message);
   push.message(deps, workspaceId, id, message);
+  // The message is stored: failing the request now would make the client send it twice. The inbox
+  // summary (lastMessage, activity order) is best effort and logged when it cannot be written.
+  await conversationStore(deps.db)
+    .recordMessage(workspaceId, id, message)
+    .catch((error: unknown) => deps.logger.error({ err: error, workspaceId, conversationId: id }, 'live chat: conversation summary not updated'));
   return message;
 }
 
@@ -302,9 +312,18 @@ export async function postVisitorMessage(deps: Deps, token: string, input: Visit
   if (count > FLOOD_LIMIT) throw conflict('flood_limited', `More than ${FLOOD_LIMIT} messages per minute in this conversation; wait a moment.`);
   const message = await appendMessage(deps, conversation, { sender: 'VISITOR', body, authorUserId: null });
   // visitorName / visitorEmail only fill values not known yet (verified identity or an earlier message).
+  // Like the summary, logged rather than failing a request whose message is already stored.
   const store = conversationStore(deps.db);
-  if (input.visitorName && !conversation.visitorName) await store.fillVisitor(conversation.workspaceId, conversation.id, 'visitorName', input.visitorName);
-  if (input.visitorEmail && !conversation.visitorEmail) await store.fillVisitor(conversation.workspaceId, conversation.id, 'visitorEmail', input.visitorEmail);
+  const fills: ['visitorName' | 'visitorEmail', string | undefined, string | null][] = [
+    ['visitorName', input.visitorName, conversation.visitorName],
+    ['visitorEmail', input.visitorEmail, conversation.visitorEmail],
+  ];
+  for (const [field, value, known] of fills) {
+    if (!value || known) continue;
+    await store
+      .fillVisitor(conversation.workspaceId, conversation.id, field, value)
+      .catch((error: unknown) => deps.logger.error({ err: error, workspaceId: conversation.workspaceId, field }, 'live chat: visitor field not filled'));
+  }
   return message;
 }
 

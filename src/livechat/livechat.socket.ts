@@ -38,7 +38,7 @@ export function registerLiveChatSockets(deps: Deps): void {
     const token = handshakeString(socket, 'conversationToken');
     if (!token) return next(new Error('conversation_not_found'));
     conversationStore(deps.db)
-      .byTokenHash(sha256Hex(token))
+      .byToken(token, sha256Hex(token))
       .then((conversation) => {
         if (!conversation) return next(new Error('conversation_not_found'));
         socket.data.conversationId = conversation.id;
