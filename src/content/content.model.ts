@@ -404,6 +404,29 @@ export function postStore(db: Connection) {
         throw error;
       }
     },
+    /**
+     * Bulk import of already-published posts (benchmarks, migrations): one insert, no per-post checks, so
+     * the caller guarantees unique slugs and valid categories.
+     */
+    async importPublished(
+      workspaceId: string,
+      posts: { type: string; postTypeId: string; locale: string; translationGroupId: string; content: PostContent; publishedAt: Date; hash: string }[],
+    ): Promise<void> {
+      await model.insertMany(
+        posts.map((post) => ({
+          workspaceId: ws(workspaceId),
+          type: post.type,
+          postTypeId: post.postTypeId,
+          locale: post.locale,
+          translationGroupId: post.translationGroupId,
+          state: 'PUBLISHED',
+          ...fromContent(post.content),
+          pub: fromContent(post.content),
+          publishedAt: post.publishedAt,
+          lastPublishedHash: post.hash,
+        })),
+      );
+    },
     async byId(workspaceId: string, id: string): Promise<Post | null> {
       if (!isOid(id)) return null;
       const doc = await model.findOne({ workspaceId: ws(workspaceId), _id: oid(id) }).lean<PostDoc>();
