@@ -1,6 +1,7 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
+import { constantTimeEqual } from '../shared/crypto.js';
 import type { ChatMessage, ConversationStatus } from '../realtime/events.js';
 
 export type Sender = ChatMessage['sender'];
@@ -240,6 +241,10 @@ export const newConversationId = () => new Types.ObjectId().toHexString();
 
 export function conversationStore(db: Connection) {
   const model = Conversations(db);
+  // FerretDB (SQLite) only serves a filter of exactly `{_id}` without scanning the collection; a compound
+  // filter is evaluated document by document. So point reads go by `_id` alone and the tenant (or token)
+  // is checked here, which keeps handshakes and replies O(1) with many conversations.
+  const byPrimaryKey = (id: string) => model.findOne({ _id: oid(id) }).lean<ConversationDoc>();
   return {
     async create(workspaceId: string, input: NewConversation, now: Date): Promise<Conversation> {
       const doc = await model.create({
@@ -273,13 +278,13 @@ export function conversationStore(db: Connection) {
     async byToken(token: string, tokenHash: string): Promise<Conversation | null> {
       const id = /^ct_([0-9a-f]{24})_/.exec(token)?.[1];
       if (!id) return null;
-      const doc = await model.findOne({ _id: oid(id), tokenHash }).lean<ConversationDoc>();
-      return doc ? toConversation(doc) : null;
+      const doc = await byPrimaryKey(id);
+      return doc && constantTimeEqual(doc.tokenHash, tokenHash) ? toConversation(doc) : null;
     },
     async byId(workspaceId: string, id: string): Promise<Conversation | null> {
       if (!/^[0-9a-f]{24}$/i.test(id)) return null;
-      const doc = await model.findOne({ _id: oid(id), workspaceId: oid(workspaceId) }).lean<ConversationDoc>();
-      return doc ? toConversation(doc) : null;
+      const doc = await byPrimaryKey(id);
+      return doc && doc.workspaceId.toHexString() === workspaceId ? toConversation(doc) : null;
     },
     async newestOpenOf(workspaceId: string, externalId: string): Promise<Conversation | null> {
       const doc = await model
@@ -317,12 +322,15 @@ export function conversationStore(db: Connection) {
     },
     /**
      * Records a stored message as the conversation's latest, unless a newer one is recorded already
-     * (concurrent writers may finish out of order).
+     * (concurrent writers may finish out of order). Read and write go by `_id` (see `byPrimaryKey`); the
+     * engine's own conditional update would be no more atomic and scans the collection.
      */
     async recordMessage(workspaceId: string, id: string, message: ChatMessage): Promise<void> {
       const createdAt = new Date(message.createdAt);
+      const doc = await byPrimaryKey(id);
+      if (!doc || doc.workspaceId.toHexString() !== workspaceId || doc.lastMessageAtMs >= createdAt.getTime()) return;
       await model.updateOne(
-        { _id: oid(id), workspaceId: oid(workspaceId), lastMessageAtMs: { $lt: createdAt.getTime() } },
+        { _id: oid(id) },
         {
           $set: {
             lastMessage: { id: message.id, sender: message.sender, body: message.body, createdAt },
@@ -334,17 +342,16 @@ export function conversationStore(db: Connection) {
     },
     /** Sets a visitor field only while it is unknown (never overwrites). */
     async fillVisitor(workspaceId: string, id: string, field: 'visitorName' | 'visitorEmail', value: string): Promise<void> {
-      await model.updateOne({ _id: oid(id), workspaceId: oid(workspaceId), [field]: null }, { $set: { [field]: value } });
+      const doc = await byPrimaryKey(id);
+      if (!doc || doc.workspaceId.toHexString() !== workspaceId || doc[field]) return;
+      await model.updateOne({ _id: oid(id) }, { $set: { [field]: value } });
     },
+    /** Closes an OPEN conversation; null when it was not OPEN (or not of this workspace). */
     async close(workspaceId: string, id: string, now: Date): Promise<Conversation | null> {
-      const doc = await model
-        .findOneAndUpdate(
-          { _id: oid(id), workspaceId: oid(workspaceId), status: 'OPEN' },
-          { $set: { status: 'CLOSED', closedAt: now, lastActivityAt: now } },
-          { returnDocument: 'after' },
-        )
-        .lean<ConversationDoc>();
-      return doc ? toConversation(doc) : null;
+      const doc = await byPrimaryKey(id);
+      if (!doc || doc.workspaceId.toHexString() !== workspaceId || doc.status !== 'OPEN') return null;
+      await model.updateOne({ _id: oid(id) }, { $set: { status: 'CLOSED', closedAt: now, lastActivityAt: now } });
+      return toConversation({ ...doc, status: 'CLOSED', closedAt: now, lastActivityAt: now });
     },
   };
 }
