@@ -1,7 +1,7 @@
 /**
  * `npm run bench:content`: 1,000 published posts in two locales on a private FerretDB, then autocannon
  * against the content reads, each beside a bare `node:http` server answering the same JSON from memory.
- * BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 10) tune the runs.
+ * BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 2) tune the runs.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,7 +18,7 @@ import { postStore, type PostContent } from '../src/content/content.model.js';
 import { renderMarkdown } from '../src/content/content.markdown.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 2);
 const GROUPS = 500; // x 2 locales = 1,000 posts
 
 interface Figures {
@@ -29,8 +29,8 @@ interface Figures {
 }
 
 async function cannon(url: string, headers: Record<string, string>): Promise<Figures> {
-  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION });
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION, timeout: 60 });
+  return { rps: result.requests.total / DURATION, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx + result.errors + result.timeouts };
 }
 
 function bareServer(body: string): Promise<{ server: Server; url: string }> {
@@ -97,9 +97,11 @@ async function main(): Promise<void> {
     const headers = { 'X-Api-Key': apiKey };
     const rows: string[] = [];
     for (const [label, path] of targets) {
+      const t0 = performance.now();
       const sample = await fetch(node.url + path, { headers });
       if (sample.status !== 200) throw new Error(`${label}: ${sample.status}`);
       const json = await sample.text();
+      console.log(`${label}: single cold request ${(performance.now() - t0).toFixed(0)} ms`);
       const hearth = await cannon(node.url + path, headers);
       const bare = await bareServer(json);
       const baseline = await cannon(bare.url, {});

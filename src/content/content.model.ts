@@ -517,6 +517,11 @@ export function postStore(db: Connection) {
       const doc = await model.findOne({ workspaceId: ws(workspaceId), locale, 'pub.slug': slug, state: 'PUBLISHED' }).lean<PostDoc>();
       return doc ? toPublished(doc) : null;
     },
+    /** The published posts with this slug in any of `locales` (one query; the caller picks by locale order). */
+    async publishedBySlugIn(workspaceId: string, locales: string[], slug: string): Promise<PublishedPost[]> {
+      const docs = await model.find({ workspaceId: ws(workspaceId), locale: { $in: locales }, 'pub.slug': slug, state: 'PUBLISHED' }).lean<PostDoc[]>();
+      return docs.map(toPublished);
+    },
     async publishedInGroups(workspaceId: string, groupIds: string[]): Promise<PublishedPost[]> {
       if (groupIds.length === 0) return [];
       const docs = await model

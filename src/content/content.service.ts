@@ -374,11 +374,8 @@ export async function listPublicPosts(
 export async function getPublicPost(deps: Deps, workspace: Workspace, slug: string, query: { locale?: string; include?: 'content' }) {
   const posts = postStore(deps.db);
   const order = query.locale ? [query.locale] : [workspace.defaultLocale, ...workspace.locales.filter((l) => l !== workspace.defaultLocale)];
-  let found: PublishedPost | null = null;
-  for (const locale of order) {
-    found = await posts.publishedBySlug(workspace.id, locale, slug);
-    if (found) break;
-  }
+  const candidates = await posts.publishedBySlugIn(workspace.id, order, slug);
+  const found = candidates.sort((a, b) => order.indexOf(a.locale) - order.indexOf(b.locale))[0] ?? null;
   if (!found) throw notFound('post_not_found', 'No published post has this slug in the requested locale.');
   const [presented] = await presentPosts(deps, workspace, [found], query.include === 'content');
   const siblings = await posts.publishedInGroups(workspace.id, [found.translationGroupId]);

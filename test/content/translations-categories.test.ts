@@ -37,9 +37,10 @@ test('translations share canonicalSlug and list every published locale variant',
   // A second post of a locale in one group, or another canonicalSlug, is refused.
   const dup = await request(node.url, `/admin/workspaces/${ws.id}/posts`, { token: ws.token, body: { locale: 'de', slug: 'zweites', title: 'Z', translationOf: en.id } });
   expect(dup.status).toBe(409);
+  const solo = await admin.createPost({ locale: 'en', slug: 'solo', title: 'Solo' });
   const other = await request(node.url, `/admin/workspaces/${ws.id}/posts`, {
     token: ws.token,
-    body: { locale: 'fr', slug: 'autre', title: 'A', translationOf: en.id, canonicalSlug: 'different' },
+    body: { locale: 'fr', slug: 'autre', title: 'A', translationOf: solo.id, canonicalSlug: 'different' },
   });
   expectIssue(other, 'canonicalSlug');
 });
