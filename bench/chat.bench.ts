@@ -3,7 +3,7 @@
  * a fixed rate through either node; we measure connections held, server memory per connection and the
  * latency from the agent's POST to the visitor's receipt.
  *
- *   npm run bench:chat                      (1,000 visitors, 50 replies/s for 10 s)
+ *   npm run bench:chat                      (1,000 visitors, 10 replies/s for 10 s)
  *   BENCH_VISITORS=2000 BENCH_RATE=100 BENCH_SECONDS=20 npm run bench:chat
  *
  * The visitor clients run in a forked child process so that the parent's memory figures are the two
@@ -84,7 +84,7 @@ async function pool<T>(items: T[], concurrency: number, work: (item: T, index: n
 
 async function runParent(): Promise<void> {
   const visitors = Number(process.env.BENCH_VISITORS ?? 1000);
-  const rate = Number(process.env.BENCH_RATE ?? 50);
+  const rate = Number(process.env.BENCH_RATE ?? 10);
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 
   const { startEngine, startRedis } = await import('../test/support/services.js');
