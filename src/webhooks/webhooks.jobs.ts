@@ -3,9 +3,10 @@ import type { Deps } from '../shared/deps.js';
 import { DISPATCH_JOB, RETRY_JOB, dispatchWorkspace, leaseTtl, recordEvent, recoverDeliveries, retryDelivery } from './webhooks.service.js';
 
 /**
- * Webhook jobs. `webhooks.dispatch` (one per event, cheap when another dispatcher holds the workspace)
- * makes first attempts in event order; `webhooks.retry` (one per delivery) makes the retries and moves
- * itself to the next retry time, which Agenda stores together with the run's completion.
+ * Webhook jobs. `webhooks.dispatch` (one per workspace; the persisted safety net behind the in-process
+ * dispatch of worker nodes, and the only path on API-only nodes) makes first attempts in event order;
+ * `webhooks.retry` (one per delivery) makes the retries and moves itself to the next retry time, which
+ * Agenda stores together with the run's completion.
  */
 export function registerWebhookJobs(deps: Deps): { recover(): Promise<void> } {
   const ttl = leaseTtl(deps);
@@ -14,7 +15,9 @@ export function registerWebhookJobs(deps: Deps): { recover(): Promise<void> } {
     DISPATCH_JOB,
     async (job: Job<{ workspaceId: string }>) => {
       try {
-        await dispatchWorkspace(deps, String(job.attrs.data.workspaceId), () => job.touch());
+        const { busyUntil } = await dispatchWorkspace(deps, String(job.attrs.data.workspaceId), () => job.touch());
+        // Another dispatcher holds the workspace: look again when its lease would run out (if it died).
+        if (busyUntil) job.attrs.nextRunAt = new Date(Math.max(busyUntil.getTime(), Date.now()) + 100);
       } catch (error) {
         // Run again once the lease this run may still hold has run out.
         deps.logger.error({ err: error, workspaceId: job.attrs.data.workspaceId }, 'webhook dispatch failed; will run again');

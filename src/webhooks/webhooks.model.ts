@@ -137,9 +137,10 @@ export function deliveryStore(db: Connection) {
       const doc = await model.findOne({ workspaceId, _id: id }).lean<DeliveryDoc>();
       return doc ? toDelivery(doc) : null;
     },
-    async nextPending(workspaceId: string): Promise<Delivery | null> {
-      const doc = await model.findOne({ workspaceId, state: 'pending' }).sort({ _id: 1 }).lean<DeliveryDoc>();
-      return doc ? toDelivery(doc) : null;
+    /** The oldest `pending` deliveries of the workspace, in event order. */
+    async pending(workspaceId: string, limit: number): Promise<Delivery[]> {
+      const docs = await model.find({ workspaceId, state: 'pending' }).sort({ _id: 1 }).limit(limit).lean<DeliveryDoc[]>();
+      return docs.map(toDelivery);
     },
     async list(workspaceId: string, options: { limit: number; before?: string }): Promise<Delivery[]> {
       const filter: Record<string, unknown> = { workspaceId };
@@ -181,6 +182,10 @@ export function leaseStore(db: Connection) {
     async renew(workspaceId: string, holder: string, ttlMs: number): Promise<boolean> {
       const result = await model.updateOne({ _id: workspaceId, holder }, { $set: { until: new Date(Date.now() + ttlMs) } });
       return result.matchedCount === 1;
+    },
+    async until(workspaceId: string): Promise<Date | null> {
+      const doc = await model.findById(workspaceId).lean<LeaseDoc>();
+      return doc?.until ?? null;
     },
     async release(workspaceId: string, holder: string): Promise<void> {
       await model.updateOne({ _id: workspaceId, holder }, { $set: { until: new Date(0) } });

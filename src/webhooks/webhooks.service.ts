@@ -66,10 +66,19 @@ export async function recordEvent(deps: Deps, event: DomainEvent): Promise<Deliv
     state: 'pending',
   });
   try {
-    await deps.jobs.enqueue(DISPATCH_JOB, { workspaceId: workspace.id });
+    // Persisted safety net: one dispatch job per workspace, due after the lease time, so the delivery goes
+    // out even if this node dies right now. On a worker the dispatch below usually gets there first.
+    const delay = deps.jobs.running ? leaseTtl(deps) : 0;
+    await deps.jobs.enqueueUnique(DISPATCH_JOB, { workspaceId: workspace.id }, 'workspaceId', { insertOnly: true, at: new Date(Date.now() + delay) });
   } catch (error) {
     // The delivery is stored: the next event of the workspace or the next worker start dispatches it.
     deps.logger.error({ err: error, deliveryId: delivery.id }, 'could not enqueue webhook dispatch');
+  }
+  if (deps.jobs.running) {
+    // Fast path on worker nodes: dispatch in process, without waiting for the job queue's polling.
+    void dispatchWorkspace(deps, workspace.id, async () => undefined).catch((error: unknown) =>
+      deps.logger.error({ err: error, workspaceId: workspace.id }, 'webhook dispatch failed; the dispatch job will retry'),
+    );
   }
   return delivery;
 }
@@ -143,34 +152,38 @@ async function scheduleRetry(deps: Deps, deliveryId: string, at: Date): Promise<
 
 /**
  * The workspace's dispatcher: makes the first attempts of its `pending` deliveries one at a time, oldest
- * event first. Only the lease holder dispatches; a job that finds the lease taken ends, because the holder
- * re-checks for new deliveries after releasing. `touch` keeps the holder's job lock alive.
+ * event first. Only the lease holder dispatches. A caller that finds the lease taken gets `busyUntil`:
+ * the holder re-checks for new deliveries after releasing, and if it died the lease runs out then.
+ * `touch` keeps the holder's job lock alive.
  */
-export async function dispatchWorkspace(deps: Deps, workspaceId: string, touch: () => Promise<void>): Promise<number> {
+export async function dispatchWorkspace(deps: Deps, workspaceId: string, touch: () => Promise<void>): Promise<{ attempted: number; busyUntil: Date | null }> {
   const leases = leaseStore(deps.db);
   const store = deliveryStore(deps.db);
   const holder = randomBytes(8).toString('hex');
   const ttl = leaseTtl(deps);
   let attempted = 0;
-  if (!(await leases.acquire(workspaceId, holder, ttl))) return 0;
+  if (!(await leases.acquire(workspaceId, holder, ttl))) return { attempted, busyUntil: await leases.until(workspaceId) };
   let renewedAt = Date.now();
   for (;;) {
-    const next = await store.nextPending(workspaceId);
-    if (!next) {
+    // A batch at a time: one query per 100 deliveries keeps a burst linear on engines that sort in memory.
+    const batch = await store.pending(workspaceId, 100);
+    if (batch.length === 0) {
       await leases.release(workspaceId, holder);
       // An event stored after the query above and before the release found the lease taken: look again.
-      if (!(await store.nextPending(workspaceId))) return attempted;
-      if (!(await leases.acquire(workspaceId, holder, ttl))) return attempted;
+      if ((await store.pending(workspaceId, 1)).length === 0) return { attempted, busyUntil: null };
+      if (!(await leases.acquire(workspaceId, holder, ttl))) return { attempted, busyUntil: null };
       continue;
     }
-    if (Date.now() - renewedAt > 1_000) {
-      if (!(await leases.renew(workspaceId, holder, ttl))) return attempted;
-      await touch();
-      renewedAt = Date.now();
+    for (const next of batch) {
+      if (Date.now() - renewedAt > 1_000) {
+        if (!(await leases.renew(workspaceId, holder, ttl))) return { attempted, busyUntil: null };
+        await touch();
+        renewedAt = Date.now();
+      }
+      const result = await attemptDelivery(deps, next);
+      attempted += 1;
+      if (result.state === 'scheduled' && result.nextAttemptAt) await scheduleRetry(deps, next.id, result.nextAttemptAt);
     }
-    const result = await attemptDelivery(deps, next);
-    attempted += 1;
-    if (result.state === 'scheduled' && result.nextAttemptAt) await scheduleRetry(deps, next.id, result.nextAttemptAt);
   }
 }
 
@@ -216,7 +229,7 @@ export async function recoverDeliveries(deps: Deps): Promise<number> {
     if (delivery.state === 'pending') workspaces.add(delivery.workspaceId);
     else await deps.jobs.enqueueUnique(RETRY_JOB, { deliveryId: delivery.id }, 'deliveryId', { insertOnly: true, at: delivery.nextAttemptAt ?? new Date() });
   }
-  for (const workspaceId of workspaces) await deps.jobs.enqueue(DISPATCH_JOB, { workspaceId });
+  for (const workspaceId of workspaces) await deps.jobs.enqueueUnique(DISPATCH_JOB, { workspaceId }, 'workspaceId');
   return unfinished.length;
 }
 
