@@ -143,6 +143,7 @@ export const postTypeSchema = z
     name: z.string(),
     defaultConfig: jsonObjectSchema.nullable(),
     jsonLdType: z.string().nullable(),
+    createdAt: z.string(),
   })
   .meta({ id: 'PostType' });
 
