@@ -182,6 +182,19 @@ export function categoryStore(db: Connection) {
 
 /* ------------------------------------------------------------------ posts */
 
+/*
+ * Layout, shaped by the local engine: FerretDB 1.24 (SQLite) pushes nothing down to SQLite except a filter
+ * that is exactly `{_id: <value>}`; every other query reads and decodes the whole collection. So:
+ * - `posts` holds everything but the bodies (small documents: scans for lists, categories, translations
+ *   and navigations stay cheap), with the indexes MongoDB uses;
+ * - `post_bodies` holds the draft and the published markdown/HTML of each post, read by `_id` only and
+ *   only when a caller needs them (`include=content`, the admin post, publish hashing);
+ * - `post_slugs` maps each published slug snapshot to its post, so `GET /external/posts/:slug` is `_id`
+ *   lookups only.
+ * No transactions: the post document is the truth; a body or slug entry is written before the post
+ * document that refers to it and removed after, and readers check the post they reach.
+ */
+
 export type PostState = 'DRAFT' | 'PUBLISHED' | 'UNPUBLISHED';
 
 /** The fields a publish copies from the draft to the public snapshot (and hashes). */
@@ -200,7 +213,12 @@ export interface PostContent {
   jsonLd: Record<string, unknown> | null;
 }
 
-export interface Post {
+/** The large part of a content snapshot, stored apart (`post_bodies`). */
+export type PostBody = Pick<PostContent, 'contentMarkdown' | 'contentHtml'>;
+/** A content snapshot without its body: what the post document itself carries. */
+export type PostFields = Omit<PostContent, 'contentMarkdown' | 'contentHtml'>;
+
+interface PostBase {
   id: string;
   workspaceId: string;
   type: string;
@@ -208,13 +226,23 @@ export interface Post {
   locale: string;
   translationGroupId: string;
   state: PostState;
-  draft: PostContent;
-  /** What `/external` serves while `state` is PUBLISHED; kept apart so a half-edited draft never leaks. */
-  published: PostContent | null;
   publishedAt: Date | null;
   lastPublishedHash: string | null;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** A post with its bodies (admin answers, publish). */
+export interface Post extends PostBase {
+  draft: PostContent;
+  /** What `/external` serves while `state` is PUBLISHED; kept apart so a half-edited draft never leaks. */
+  published: PostContent | null;
+}
+
+/** A post without its bodies (lookups that need no markdown/HTML). `Post` is one too. */
+export interface PostHead extends PostBase {
+  draft: PostFields;
+  published: PostFields | null;
 }
 
 interface ContentDoc {
@@ -227,8 +255,6 @@ interface ContentDoc {
   categoryId: string | null;
   authorName: string;
   customConfigJson: string;
-  contentMarkdown: string | null;
-  contentHtml: string | null;
   jsonLdJson: string | null;
 }
 
@@ -257,8 +283,6 @@ const contentFields = {
   categoryId: { type: String, default: null },
   authorName: { type: String, default: '' },
   customConfigJson: { type: String, default: '{}' },
-  contentMarkdown: { type: String, default: null },
-  contentHtml: { type: String, default: null },
   jsonLdJson: { type: String, default: null },
 };
 
@@ -279,7 +303,7 @@ const postSchema = new Schema<PostDoc>(
 );
 // Draft slugs are unique per (workspace, locale): admin create/rename answer 409 on a clash.
 postSchema.index({ workspaceId: 1, locale: 1, slug: 1 }, { unique: true });
-// `GET /external/posts/:slug`: the published slug in one locale.
+// Admin create/rename: is the slug another post's published snapshot (`slugUsedByOther`).
 postSchema.index({ workspaceId: 1, locale: 1, 'pub.slug': 1 });
 // `GET /external/posts` in its order (publishedAt desc, id desc), by type and state...
 postSchema.index({ workspaceId: 1, type: 1, state: 1, publishedAt: -1, _id: -1 });
@@ -291,7 +315,56 @@ postSchema.index({ workspaceId: 1, translationGroupId: 1 });
 
 const Posts = defineModel('Post', postSchema);
 
-function toContent(doc: ContentDoc): PostContent {
+interface PostBodyDoc {
+  /** `${postId}:draft` or `${postId}:published` (`bodyKey`). */
+  _id: string;
+  workspaceId: Types.ObjectId;
+  contentMarkdown: string | null;
+  contentHtml: string | null;
+}
+
+const postBodySchema = new Schema<PostBodyDoc>(
+  {
+    _id: { type: String, required: true },
+    workspaceId: { type: Schema.Types.ObjectId, required: true },
+    contentMarkdown: { type: String, default: null },
+    contentHtml: { type: String, default: null },
+  },
+  { collection: 'post_bodies', versionKey: false },
+);
+// No secondary index: every read is by `_id` (`include=content`, the admin post, publish hashing).
+
+const PostBodies = defineModel('PostBody', postBodySchema);
+
+type BodySide = 'draft' | 'published';
+const bodyKey = (postId: string, side: BodySide) => `${postId}:${side}`;
+
+interface PostSlugDoc {
+  /** `${workspaceId}:${locale}:${slug}` of a published snapshot (`slugKey`). */
+  _id: string;
+  workspaceId: Types.ObjectId;
+  postId: string;
+}
+
+const postSlugSchema = new Schema<PostSlugDoc>(
+  {
+    _id: { type: String, required: true },
+    workspaceId: { type: Schema.Types.ObjectId, required: true },
+    postId: { type: String, required: true },
+  },
+  { collection: 'post_slugs', versionKey: false },
+);
+// No secondary index: `GET /external/posts/:slug` (and the publish clash check) read by `_id` only. The
+// `_id` makes a published slug unique per (workspace, locale): a publish claims it by inserting.
+
+const PostSlugs = defineModel('PostSlug', postSlugSchema);
+
+const slugKey = (workspaceId: string, locale: string, slug: string) => `${workspaceId}:${locale}:${slug}`;
+
+/** Past this many keys a `$in` query (one scan on FerretDB, one index walk on MongoDB) beats parallel point reads. */
+const POINT_READS_MAX = 64;
+
+function toFields(doc: ContentDoc): PostFields {
   return {
     slug: doc.slug,
     canonicalSlug: doc.canonicalSlug,
@@ -302,13 +375,11 @@ function toContent(doc: ContentDoc): PostContent {
     categoryId: doc.categoryId ?? null,
     authorName: doc.authorName ?? '',
     customConfig: loadJson<Record<string, unknown>>(doc.customConfigJson) ?? {},
-    contentMarkdown: doc.contentMarkdown ?? null,
-    contentHtml: doc.contentHtml ?? null,
     jsonLd: loadJson<Record<string, unknown>>(doc.jsonLdJson),
   };
 }
 
-function fromContent(content: PostContent): ContentDoc {
+function fromContent(content: PostFields): ContentDoc {
   return {
     slug: content.slug,
     canonicalSlug: content.canonicalSlug,
@@ -319,13 +390,20 @@ function fromContent(content: PostContent): ContentDoc {
     categoryId: content.categoryId,
     authorName: content.authorName,
     customConfigJson: storeJson(content.customConfig) ?? '{}',
-    contentMarkdown: content.contentMarkdown,
-    contentHtml: content.contentHtml,
     jsonLdJson: storeJson(content.jsonLd),
   };
 }
 
-function toPost(doc: PostDoc): Post {
+const bodyOf = (content: PostContent): PostBody => ({ contentMarkdown: content.contentMarkdown, contentHtml: content.contentHtml });
+const noBody: PostBody = { contentMarkdown: null, contentHtml: null };
+
+/** Field order of the answers: as `PostContent` declares it (bodies between `customConfig` and `jsonLd`). */
+function withBody(fields: PostFields, body: PostBody | null): PostContent {
+  const { jsonLd, ...rest } = fields;
+  return { ...rest, contentMarkdown: body?.contentMarkdown ?? null, contentHtml: body?.contentHtml ?? null, jsonLd };
+}
+
+function toHead(doc: PostDoc): PostHead {
   return {
     id: doc._id.toHexString(),
     workspaceId: doc.workspaceId.toHexString(),
@@ -334,8 +412,8 @@ function toPost(doc: PostDoc): Post {
     locale: doc.locale,
     translationGroupId: doc.translationGroupId,
     state: doc.state,
-    draft: toContent(doc),
-    published: doc.pub ? toContent(doc.pub) : null,
+    draft: toFields(doc),
+    published: doc.pub ? toFields(doc.pub) : null,
     publishedAt: doc.publishedAt ?? null,
     lastPublishedHash: doc.lastPublishedHash ?? null,
     createdAt: doc.createdAt,
@@ -350,10 +428,9 @@ export interface PublicPostQuery {
   qPattern: string | null;
   skip: number;
   limit: number;
-  withContent: boolean;
 }
 
-/** A published post as `/external` sees it: only the snapshot. */
+/** A published post as `/external` sees it: only the snapshot, without its body (`publishedBodies`). */
 export interface PublishedPost {
   id: string;
   type: string;
@@ -361,7 +438,7 @@ export interface PublishedPost {
   locale: string;
   translationGroupId: string;
   publishedAt: Date;
-  content: PostContent;
+  content: PostFields;
 }
 
 function toPublished(doc: PostDoc): PublishedPost {
@@ -372,21 +449,63 @@ function toPublished(doc: PostDoc): PublishedPost {
     locale: doc.locale,
     translationGroupId: doc.translationGroupId,
     publishedAt: doc.publishedAt!,
-    content: toContent(doc.pub!),
+    content: toFields(doc.pub!),
   };
 }
 
 export function postStore(db: Connection) {
   const model = Posts(db);
+  const bodies = PostBodies(db);
+  const slugs = PostSlugs(db);
   const ws = (workspaceId: string) => oid(workspaceId);
+  const inWorkspace = (doc: { workspaceId: Types.ObjectId } | null, workspaceId: string) => !!doc && doc.workspaceId.toHexString() === workspaceId;
+
+  /** Point read by `_id` alone (the only filter FerretDB serves without a scan); the tenant is checked here. */
+  async function docById(workspaceId: string, id: string): Promise<PostDoc | null> {
+    if (!isOid(id)) return null;
+    const doc = await model.findOne({ _id: oid(id) }).lean<PostDoc>();
+    return inWorkspace(doc, workspaceId) ? doc : null;
+  }
+
+  async function bodiesByKey(workspaceId: string, keys: string[]): Promise<Map<string, PostBody>> {
+    const unique = [...new Set(keys)];
+    const docs =
+      unique.length <= POINT_READS_MAX
+        ? await Promise.all(unique.map((key) => bodies.findOne({ _id: key }).lean<PostBodyDoc>()))
+        : await bodies.find({ _id: { $in: unique } }).lean<PostBodyDoc[]>();
+    const found = new Map<string, PostBody>();
+    for (const doc of docs) {
+      if (inWorkspace(doc, workspaceId)) found.set(doc!._id, { contentMarkdown: doc!.contentMarkdown ?? null, contentHtml: doc!.contentHtml ?? null });
+    }
+    return found;
+  }
+
+  async function writeBody(workspaceId: string, postId: string, side: BodySide, body: PostBody): Promise<void> {
+    await bodies.updateOne({ _id: bodyKey(postId, side) }, { $set: { workspaceId: ws(workspaceId), ...body } }, { upsert: true });
+  }
+
+  async function withBodies(doc: PostDoc): Promise<Post> {
+    const head = toHead(doc);
+    const found = await bodiesByKey(head.workspaceId, [bodyKey(head.id, 'draft'), ...(head.published ? [bodyKey(head.id, 'published')] : [])]);
+    return {
+      ...head,
+      draft: withBody(head.draft, found.get(bodyKey(head.id, 'draft')) ?? null),
+      published: head.published ? withBody(head.published, found.get(bodyKey(head.id, 'published')) ?? null) : null,
+    };
+  }
+
   return {
     /** null when (locale, slug) is taken. */
     async create(
       workspaceId: string,
       input: { type: string; postTypeId: string; locale: string; translationGroupId: string; draft: PostContent },
     ): Promise<Post | null> {
+      const _id = new Types.ObjectId();
+      // The body first: a post document never refers to a body that was not written.
+      await writeBody(workspaceId, _id.toHexString(), 'draft', bodyOf(input.draft));
       try {
         const doc = await model.create({
+          _id,
           workspaceId: ws(workspaceId),
           type: input.type,
           postTypeId: input.postTypeId,
@@ -398,47 +517,61 @@ export function postStore(db: Connection) {
           publishedAt: null,
           lastPublishedHash: null,
         });
-        return toPost(doc.toObject());
+        return { ...toHead(doc.toObject()), draft: input.draft, published: null };
       } catch (error) {
+        await bodies.deleteOne({ _id: bodyKey(_id.toHexString(), 'draft') });
         if (isDuplicate(error)) return null;
         throw error;
       }
     },
     /**
-     * Bulk import of already-published posts (benchmarks, migrations): one insert, no per-post checks, so
-     * the caller guarantees unique slugs and valid categories.
+     * Bulk import of already-published posts (benchmarks, migrations): a few inserts, no per-post checks,
+     * so the caller guarantees unique slugs and valid categories.
      */
     async importPublished(
       workspaceId: string,
       posts: { type: string; postTypeId: string; locale: string; translationGroupId: string; content: PostContent; publishedAt: Date; hash: string }[],
     ): Promise<void> {
+      const rows = posts.map((post) => ({ ...post, _id: new Types.ObjectId() }));
+      await bodies.insertMany(
+        rows.flatMap((row) =>
+          (['draft', 'published'] as const).map((side) => ({ _id: bodyKey(row._id.toHexString(), side), workspaceId: ws(workspaceId), ...bodyOf(row.content) })),
+        ),
+      );
+      await slugs.insertMany(rows.map((row) => ({ _id: slugKey(workspaceId, row.locale, row.content.slug), workspaceId: ws(workspaceId), postId: row._id.toHexString() })));
       await model.insertMany(
-        posts.map((post) => ({
+        rows.map((row) => ({
+          _id: row._id,
           workspaceId: ws(workspaceId),
-          type: post.type,
-          postTypeId: post.postTypeId,
-          locale: post.locale,
-          translationGroupId: post.translationGroupId,
+          type: row.type,
+          postTypeId: row.postTypeId,
+          locale: row.locale,
+          translationGroupId: row.translationGroupId,
           state: 'PUBLISHED',
-          ...fromContent(post.content),
-          pub: fromContent(post.content),
-          publishedAt: post.publishedAt,
-          lastPublishedHash: post.hash,
+          ...fromContent(row.content),
+          pub: fromContent(row.content),
+          publishedAt: row.publishedAt,
+          lastPublishedHash: row.hash,
         })),
       );
     },
+    /** The post with both bodies. */
     async byId(workspaceId: string, id: string): Promise<Post | null> {
-      if (!isOid(id)) return null;
-      const doc = await model.findOne({ workspaceId: ws(workspaceId), _id: oid(id) }).lean<PostDoc>();
-      return doc ? toPost(doc) : null;
+      const doc = await docById(workspaceId, id);
+      return doc ? withBodies(doc) : null;
     },
-    async byIds(workspaceId: string, ids: string[]): Promise<Post[]> {
-      const docs = await model.find({ workspaceId: ws(workspaceId), _id: { $in: ids.filter(isOid).map(oid) } }).lean<PostDoc[]>();
-      return docs.map(toPost);
+    /** Without bodies: point reads by `_id` for a few ids (navigations), one `$in` query for many. */
+    async byIds(workspaceId: string, ids: string[]): Promise<PostHead[]> {
+      const unique = [...new Set(ids.filter(isOid))];
+      const docs =
+        unique.length <= POINT_READS_MAX
+          ? await Promise.all(unique.map((id) => docById(workspaceId, id)))
+          : await model.find({ workspaceId: ws(workspaceId), _id: { $in: unique.map(oid) } }).lean<PostDoc[]>();
+      return docs.filter((doc): doc is PostDoc => doc !== null).map(toHead);
     },
-    async inGroup(workspaceId: string, translationGroupId: string): Promise<Post[]> {
+    async inGroup(workspaceId: string, translationGroupId: string): Promise<PostHead[]> {
       const docs = await model.find({ workspaceId: ws(workspaceId), translationGroupId }).lean<PostDoc[]>();
-      return docs.map(toPost);
+      return docs.map(toHead);
     },
     /** Another post of the workspace whose draft or published slug is `slug` in `locale`. */
     async slugUsedByOther(workspaceId: string, locale: string, slug: string, exceptId: string | null): Promise<boolean> {
@@ -460,7 +593,17 @@ export function postStore(db: Connection) {
         model.find(query).sort({ _id: -1 }).skip(skip).limit(limit).lean<PostDoc[]>(),
         model.countDocuments(query),
       ]);
-      return { items: docs.map(toPost), total };
+      const heads = docs.map(toHead);
+      const found = await bodiesByKey(
+        workspaceId,
+        heads.flatMap((head) => [bodyKey(head.id, 'draft'), ...(head.published ? [bodyKey(head.id, 'published')] : [])]),
+      );
+      const items = heads.map((head) => ({
+        ...head,
+        draft: withBody(head.draft, found.get(bodyKey(head.id, 'draft')) ?? null),
+        published: head.published ? withBody(head.published, found.get(bodyKey(head.id, 'published')) ?? null) : null,
+      }));
+      return { items, total };
     },
     /** undefined when missing, null when the slug clashes. */
     async updateDraft(workspaceId: string, id: string, draft: PostContent): Promise<Post | null | undefined> {
@@ -468,13 +611,17 @@ export function postStore(db: Connection) {
         const doc = await model
           .findOneAndUpdate({ workspaceId: ws(workspaceId), _id: oid(id) }, { $set: fromContent(draft) }, { returnDocument: 'after' })
           .lean<PostDoc>();
-        return doc ? toPost(doc) : undefined;
+        if (!doc) return undefined;
+        await writeBody(workspaceId, id, 'draft', bodyOf(draft));
+        return withBodies(doc);
       } catch (error) {
         if (isDuplicate(error)) return null;
         throw error;
       }
     },
+    /** The published body is written before the snapshot that goes with it. */
     async setPublished(workspaceId: string, id: string, snapshot: PostContent, publishedAt: Date, hash: string): Promise<Post | null> {
+      await writeBody(workspaceId, id, 'published', bodyOf(snapshot));
       const doc = await model
         .findOneAndUpdate(
           { workspaceId: ws(workspaceId), _id: oid(id) },
@@ -482,19 +629,58 @@ export function postStore(db: Connection) {
           { returnDocument: 'after' },
         )
         .lean<PostDoc>();
-      return doc ? toPost(doc) : null;
+      return doc ? withBodies(doc) : null;
     },
     /** Moves PUBLISHED to UNPUBLISHED; null when the post was not published (nothing changed). */
     async unpublish(workspaceId: string, id: string): Promise<Post | null> {
       const doc = await model
         .findOneAndUpdate({ workspaceId: ws(workspaceId), _id: oid(id), state: 'PUBLISHED' }, { $set: { state: 'UNPUBLISHED' } }, { returnDocument: 'after' })
         .lean<PostDoc>();
-      return doc ? toPost(doc) : null;
+      return doc ? withBodies(doc) : null;
     },
-    async remove(workspaceId: string, id: string): Promise<Post | null> {
+    /** Deletes the post, then its bodies and its published slug entry. */
+    async remove(workspaceId: string, id: string): Promise<PostHead | null> {
       if (!isOid(id)) return null;
       const doc = await model.findOneAndDelete({ workspaceId: ws(workspaceId), _id: oid(id) }).lean<PostDoc>();
-      return doc ? toPost(doc) : null;
+      if (!doc) return null;
+      const head = toHead(doc);
+      await Promise.all([
+        bodies.deleteOne({ _id: bodyKey(id, 'draft') }),
+        bodies.deleteOne({ _id: bodyKey(id, 'published') }),
+        head.published ? slugs.deleteOne({ _id: slugKey(workspaceId, head.locale, head.published.slug), postId: id }) : null,
+      ]);
+      return head;
+    },
+
+    /* ---- published slugs (`post_slugs`): one entry per published snapshot, unique per (workspace, locale) ---- */
+
+    /**
+     * Claims the published slug for a publish of `postId`: true when it is free, already this post's, or held
+     * by an entry no live published post backs (an unpublished or re-slugged post, or a write cut short);
+     * false when another PUBLISHED post serves this slug in this locale.
+     */
+    async claimPublishedSlug(workspaceId: string, locale: string, slug: string, postId: string): Promise<boolean> {
+      const _id = slugKey(workspaceId, locale, slug);
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        try {
+          await slugs.create({ _id, workspaceId: ws(workspaceId), postId });
+          return true;
+        } catch (error) {
+          if (!isDuplicate(error)) throw error;
+        }
+        const entry = await slugs.findOne({ _id }).lean<PostSlugDoc>();
+        if (!entry) continue;
+        if (entry.postId === postId) return true;
+        const holder = await docById(workspaceId, entry.postId);
+        if (holder && holder.state === 'PUBLISHED' && holder.locale === locale && holder.pub?.slug === slug) return false;
+        const taken = await slugs.updateOne({ _id, postId: entry.postId }, { $set: { postId } });
+        if (taken.modifiedCount === 1) return true;
+      }
+      throw new Error(`could not settle the published slug ${_id}`);
+    },
+    /** Drops the entry if `postId` still holds it. */
+    async releasePublishedSlug(workspaceId: string, locale: string, slug: string, postId: string): Promise<void> {
+      await slugs.deleteOne({ _id: slugKey(workspaceId, locale, slug), postId });
     },
 
     /* ---- public reads: only PUBLISHED posts, only their snapshot ---- */
@@ -508,28 +694,32 @@ export function postStore(db: Connection) {
       }
       const total = await model.countDocuments(filter);
       if (query.skip >= total) return { items: [], total };
-      const projection: Record<string, 0> = { slug: 0, title: 0, contentMarkdown: 0, contentHtml: 0, customConfigJson: 0, jsonLdJson: 0, metaDescription: 0 };
-      if (!query.withContent) Object.assign(projection, { 'pub.contentMarkdown': 0, 'pub.contentHtml': 0 });
+      const projection = { slug: 0, title: 0, customConfigJson: 0, jsonLdJson: 0, metaDescription: 0 } as const;
       const docs = await model.find(filter, projection).sort({ publishedAt: -1, _id: -1 }).skip(query.skip).limit(query.limit).lean<PostDoc[]>();
       return { items: docs.map(toPublished), total };
     },
-    async publishedBySlug(workspaceId: string, locale: string, slug: string): Promise<PublishedPost | null> {
-      const doc = await model.findOne({ workspaceId: ws(workspaceId), locale, 'pub.slug': slug, state: 'PUBLISHED' }).lean<PostDoc>();
-      return doc ? toPublished(doc) : null;
+    /** The published bodies of these posts by post id (missing ones read as null bodies). */
+    async publishedBodies(workspaceId: string, postIds: string[]): Promise<Map<string, PostBody>> {
+      const found = await bodiesByKey(workspaceId, postIds.map((id) => bodyKey(id, 'published')));
+      return new Map(postIds.map((id) => [id, found.get(bodyKey(id, 'published')) ?? noBody]));
     },
-    /** The published posts with this slug in any of `locales` (one query; the caller picks by locale order). */
+    /**
+     * The published posts with this slug in any of `locales` (the caller picks by locale order): a slug entry
+     * per locale, then the post, by `_id` only; an entry is believed only if its post serves that slug.
+     */
     async publishedBySlugIn(workspaceId: string, locales: string[], slug: string): Promise<PublishedPost[]> {
-      const docs = await model.find({ workspaceId: ws(workspaceId), locale: { $in: locales }, 'pub.slug': slug, state: 'PUBLISHED' }).lean<PostDoc[]>();
-      return docs.map(toPublished);
+      const docs = await Promise.all(
+        [...new Set(locales)].map(async (locale) => {
+          const entry = await slugs.findOne({ _id: slugKey(workspaceId, locale, slug) }).lean<PostSlugDoc>();
+          const doc = entry ? await docById(workspaceId, entry.postId) : null;
+          return doc && doc.state === 'PUBLISHED' && doc.locale === locale && doc.pub?.slug === slug ? doc : null;
+        }),
+      );
+      return docs.filter((doc): doc is PostDoc => doc !== null).map(toPublished);
     },
     async publishedInGroups(workspaceId: string, groupIds: string[]): Promise<PublishedPost[]> {
       if (groupIds.length === 0) return [];
-      const docs = await model
-        .find(
-          { workspaceId: ws(workspaceId), translationGroupId: { $in: groupIds }, state: 'PUBLISHED' },
-          { 'pub.contentMarkdown': 0, 'pub.contentHtml': 0, contentMarkdown: 0, contentHtml: 0 },
-        )
-        .lean<PostDoc[]>();
+      const docs = await model.find({ workspaceId: ws(workspaceId), translationGroupId: { $in: groupIds }, state: 'PUBLISHED' }).lean<PostDoc[]>();
       return docs.map(toPublished);
     },
     async publishedCategoryIds(workspaceId: string, locale: string | null): Promise<string[]> {

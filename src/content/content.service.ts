@@ -12,7 +12,9 @@ import {
   type Navigation,
   type NavigationItem,
   type Post,
+  type PostBody,
   type PostContent,
+  type PostHead,
   type PostState,
   type PostType,
   type PublishedPost,
@@ -212,7 +214,7 @@ export function contentHash(content: PostContent): string {
   return createHash('sha256').update(canonical).digest('hex');
 }
 
-function postEvent(event: 'post.published' | 'post.unpublished', workspace: Workspace, post: Post, at: Date) {
+function postEvent(event: 'post.published' | 'post.unpublished', workspace: Workspace, post: PostHead, at: Date) {
   const content = post.published ?? post.draft;
   return {
     event,
@@ -235,17 +237,20 @@ export async function publishPost(deps: Deps, workspace: Workspace, id: string):
   const post = await getPost(deps, workspace, id);
   const hash = contentHash(post.draft);
   if (post.state === 'PUBLISHED' && post.lastPublishedHash === hash) return { post, changed: false };
-  if (await publishedSlugClash(deps, workspace.id, post)) throw conflict('slug_taken', 'Another published post uses this slug in this locale.');
+  // The published slug is claimed in `post_slugs` (unique by `_id`) before the snapshot refers to it.
+  if (!(await posts.claimPublishedSlug(workspace.id, post.locale, post.draft.slug, post.id))) {
+    throw conflict('slug_taken', 'Another published post uses this slug in this locale.');
+  }
   const now = deps.clock.now();
   const updated = await posts.setPublished(workspace.id, post.id, post.draft, now, hash);
-  if (!updated) throw notFound('post_not_found', 'No such post.');
+  if (!updated) {
+    await posts.releasePublishedSlug(workspace.id, post.locale, post.draft.slug, post.id);
+    throw notFound('post_not_found', 'No such post.');
+  }
+  // The previous snapshot's slug is released once the new snapshot is stored.
+  if (post.published && post.published.slug !== post.draft.slug) await posts.releasePublishedSlug(workspace.id, post.locale, post.published.slug, post.id);
   await deps.events.publish(postEvent('post.published', workspace, updated, now));
   return { post: updated, changed: true };
-}
-
-async function publishedSlugClash(deps: Deps, workspaceId: string, post: Post): Promise<boolean> {
-  const other = await postStore(deps.db).publishedBySlug(workspaceId, post.locale, post.draft.slug);
-  return other !== null && other.id !== post.id;
 }
 
 /** Idempotent: unpublishing a post that is not published changes nothing and emits nothing. */
@@ -320,12 +325,14 @@ function buildJsonLd(workspace: Workspace, post: PublishedPost, type: PostType |
   };
 }
 
+/** One query each for the categories, the types and (with `include=content`) the bodies of the page. */
 async function presentPosts(deps: Deps, workspace: Workspace, posts: PublishedPost[], withContent: boolean) {
   const categoryIds = [...new Set(posts.map((post) => post.content.categoryId).filter((id): id is string => !!id))];
   const typeIds = [...new Set(posts.map((post) => post.postTypeId))];
-  const [categories, types] = await Promise.all([
+  const [categories, types, bodies] = await Promise.all([
     categoryIds.length ? categoryStore(deps.db).list(workspace.id, categoryIds) : Promise.resolve([]),
     postTypeStore(deps.db).byIds(workspace.id, typeIds),
+    withContent && posts.length ? postStore(deps.db).publishedBodies(workspace.id, posts.map((post) => post.id)) : Promise.resolve(new Map<string, PostBody>()),
   ]);
   const categoryById = new Map(categories.map((category) => [category.id, category]));
   const typeById = new Map(types.map((type) => [type.id, type]));
@@ -344,8 +351,8 @@ async function presentPosts(deps: Deps, workspace: Workspace, posts: PublishedPo
       authorName: c.authorName,
       customConfig: c.customConfig,
       publishedAt: post.publishedAt.toISOString(),
-      contentHtml: withContent ? c.contentHtml : null,
-      contentMarkdown: withContent ? c.contentMarkdown : null,
+      contentHtml: withContent ? (bodies.get(post.id)?.contentHtml ?? null) : null,
+      contentMarkdown: withContent ? (bodies.get(post.id)?.contentMarkdown ?? null) : null,
       jsonLd: buildJsonLd(workspace, post, typeById.get(post.postTypeId), category),
     };
   });
@@ -365,7 +372,6 @@ export async function listPublicPosts(
     qPattern: query.q ? escapeRegex(query.q) : null,
     skip: (page - 1) * limit,
     limit,
-    withContent,
   });
   return { items: await presentPosts(deps, workspace, items, withContent), pageInfo: pageInfo(page, limit, total) };
 }
@@ -377,8 +383,10 @@ export async function getPublicPost(deps: Deps, workspace: Workspace, slug: stri
   const candidates = await posts.publishedBySlugIn(workspace.id, order, slug);
   const found = candidates.sort((a, b) => order.indexOf(a.locale) - order.indexOf(b.locale))[0] ?? null;
   if (!found) throw notFound('post_not_found', 'No published post has this slug in the requested locale.');
-  const [presented] = await presentPosts(deps, workspace, [found], query.include === 'content');
-  const siblings = await posts.publishedInGroups(workspace.id, [found.translationGroupId]);
+  const [[presented], siblings] = await Promise.all([
+    presentPosts(deps, workspace, [found], query.include === 'content'),
+    posts.publishedInGroups(workspace.id, [found.translationGroupId]),
+  ]);
   const rank = (locale: string) => {
     const index = workspace.locales.indexOf(locale);
     return index < 0 ? Number.MAX_SAFE_INTEGER : index;
