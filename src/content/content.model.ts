@@ -187,8 +187,12 @@ export function categoryStore(db: Connection) {
  * that is exactly `{_id: <value>}`; every other query reads and decodes the whole collection. So:
  * - `posts` holds everything but the bodies (small documents: scans for lists, categories, translations
  *   and navigations stay cheap), with the indexes MongoDB uses;
- * - `post_bodies` holds the draft and the published markdown/HTML of each post, read by `_id` only and
- *   only when a caller needs them (`include=content`, the admin post, publish hashing);
+ * - `post_draft_bodies` and `post_published_bodies` hold the markdown/HTML of each post's draft and
+ *   published snapshot, keyed by post id and read only when a caller needs them (`include=content`, the
+ *   admin post, publish hashing). Two collections, because a FerretDB `_id` read still walks its whole
+ *   table in SQLite (the `_id_` index expression differs from the one it queries by), so public reads
+ *   should not pay for the drafts;
+ * - `post_groups` lists the post ids of each translation group (single-post `translations` by `_id`);
  * - `post_slugs` maps each published slug snapshot to its post, so `GET /external/posts/:slug` is `_id`
  *   lookups only.
  * No transactions: the post document is the truth; a body or slug entry is written before the post
@@ -213,7 +217,7 @@ export interface PostContent {
   jsonLd: Record<string, unknown> | null;
 }
 
-/** The large part of a content snapshot, stored apart (`post_bodies`). */
+/** The large part of a content snapshot, stored apart (`post_draft_bodies`, `post_published_bodies`). */
 export type PostBody = Pick<PostContent, 'contentMarkdown' | 'contentHtml'>;
 /** A content snapshot without its body: what the post document itself carries. */
 export type PostFields = Omit<PostContent, 'contentMarkdown' | 'contentHtml'>;
@@ -316,7 +320,7 @@ postSchema.index({ workspaceId: 1, translationGroupId: 1 });
 const Posts = defineModel('Post', postSchema);
 
 interface PostBodyDoc {
-  /** `${postId}:draft` or `${postId}:published` (`bodyKey`). */
+  /** The post id (hex). */
   _id: string;
   workspaceId: Types.ObjectId;
   contentMarkdown: string | null;
@@ -330,14 +334,39 @@ const postBodySchema = new Schema<PostBodyDoc>(
     contentMarkdown: { type: String, default: null },
     contentHtml: { type: String, default: null },
   },
-  { collection: 'post_bodies', versionKey: false },
+  { versionKey: false },
 );
-// No secondary index: every read is by `_id` (`include=content`, the admin post, publish hashing).
 
-const PostBodies = defineModel('PostBody', postBodySchema);
+// No secondary indexes: every read is by `_id`, one id (admin post, publish hashing) or a page of them
+// (`include=content`, the admin list).
+const PostBodies = {
+  draft: defineModel('PostDraftBody', postBodySchema.clone().set('collection', 'post_draft_bodies')),
+  published: defineModel('PostPublishedBody', postBodySchema.clone().set('collection', 'post_published_bodies')),
+};
 
-type BodySide = 'draft' | 'published';
-const bodyKey = (postId: string, side: BodySide) => `${postId}:${side}`;
+type BodySide = keyof typeof PostBodies;
+
+interface PostGroupDoc {
+  /** `${workspaceId}:${translationGroupId}` (`groupKey`). */
+  _id: string;
+  workspaceId: Types.ObjectId;
+  postIds: string[];
+}
+
+const postGroupSchema = new Schema<PostGroupDoc>(
+  {
+    _id: { type: String, required: true },
+    workspaceId: { type: Schema.Types.ObjectId, required: true },
+    postIds: { type: [String], default: [] },
+  },
+  { collection: 'post_groups', versionKey: false },
+);
+// No secondary index: `GET /external/posts/:slug` reads its post's group by `_id` for `translations`. A
+// post id is added before the post is stored and removed after it is deleted; readers check each post.
+
+const PostGroups = defineModel('PostGroup', postGroupSchema);
+
+const groupKey = (workspaceId: string, translationGroupId: string) => `${workspaceId}:${translationGroupId}`;
 
 interface PostSlugDoc {
   /** `${workspaceId}:${locale}:${slug}` of a published snapshot (`slugKey`). */
@@ -361,8 +390,11 @@ const PostSlugs = defineModel('PostSlug', postSlugSchema);
 
 const slugKey = (workspaceId: string, locale: string, slug: string) => `${workspaceId}:${locale}:${slug}`;
 
-/** Past this many keys a `$in` query (one scan on FerretDB, one index walk on MongoDB) beats parallel point reads. */
-const POINT_READS_MAX = 64;
+/**
+ * Past this many ids one `$in` query (one scan on FerretDB, one index walk on MongoDB) beats parallel
+ * point reads, each of which walks the table on FerretDB.
+ */
+const POINT_READS_MAX = 4;
 
 function toFields(doc: ContentDoc): PostFields {
   return {
@@ -455,8 +487,9 @@ function toPublished(doc: PostDoc): PublishedPost {
 
 export function postStore(db: Connection) {
   const model = Posts(db);
-  const bodies = PostBodies(db);
+  const bodies = { draft: PostBodies.draft(db), published: PostBodies.published(db) };
   const slugs = PostSlugs(db);
+  const groups = PostGroups(db);
   const ws = (workspaceId: string) => oid(workspaceId);
   const inWorkspace = (doc: { workspaceId: Types.ObjectId } | null, workspaceId: string) => !!doc && doc.workspaceId.toHexString() === workspaceId;
 
@@ -467,12 +500,14 @@ export function postStore(db: Connection) {
     return inWorkspace(doc, workspaceId) ? doc : null;
   }
 
-  async function bodiesByKey(workspaceId: string, keys: string[]): Promise<Map<string, PostBody>> {
-    const unique = [...new Set(keys)];
+  /** Bodies of one side by post id; a missing body reads as null markdown and HTML. */
+  async function bodiesOf(workspaceId: string, side: BodySide, postIds: string[]): Promise<Map<string, PostBody>> {
+    const unique = [...new Set(postIds)];
+    if (unique.length === 0) return new Map();
     const docs =
       unique.length <= POINT_READS_MAX
-        ? await Promise.all(unique.map((key) => bodies.findOne({ _id: key }).lean<PostBodyDoc>()))
-        : await bodies.find({ _id: { $in: unique } }).lean<PostBodyDoc[]>();
+        ? await Promise.all(unique.map((id) => bodies[side].findOne({ _id: id }).lean<PostBodyDoc>()))
+        : await bodies[side].find({ _id: { $in: unique } }).lean<PostBodyDoc[]>();
     const found = new Map<string, PostBody>();
     for (const doc of docs) {
       if (inWorkspace(doc, workspaceId)) found.set(doc!._id, { contentMarkdown: doc!.contentMarkdown ?? null, contentHtml: doc!.contentHtml ?? null });
@@ -481,17 +516,29 @@ export function postStore(db: Connection) {
   }
 
   async function writeBody(workspaceId: string, postId: string, side: BodySide, body: PostBody): Promise<void> {
-    await bodies.updateOne({ _id: bodyKey(postId, side) }, { $set: { workspaceId: ws(workspaceId), ...body } }, { upsert: true });
+    await bodies[side].updateOne({ _id: postId }, { $set: { workspaceId: ws(workspaceId), ...body } }, { upsert: true });
   }
 
-  async function withBodies(doc: PostDoc): Promise<Post> {
-    const head = toHead(doc);
-    const found = await bodiesByKey(head.workspaceId, [bodyKey(head.id, 'draft'), ...(head.published ? [bodyKey(head.id, 'published')] : [])]);
-    return {
+  async function withBodies(workspaceId: string, heads: PostHead[]): Promise<Post[]> {
+    const [drafts, published] = await Promise.all([
+      bodiesOf(workspaceId, 'draft', heads.map((head) => head.id)),
+      bodiesOf(workspaceId, 'published', heads.filter((head) => head.published).map((head) => head.id)),
+    ]);
+    return heads.map((head) => ({
       ...head,
-      draft: withBody(head.draft, found.get(bodyKey(head.id, 'draft')) ?? null),
-      published: head.published ? withBody(head.published, found.get(bodyKey(head.id, 'published')) ?? null) : null,
-    };
+      draft: withBody(head.draft, drafts.get(head.id) ?? null),
+      published: head.published ? withBody(head.published, published.get(head.id) ?? null) : null,
+    }));
+  }
+  const withBodiesOne = async (doc: PostDoc) => (await withBodies(doc.workspaceId.toHexString(), [toHead(doc)]))[0];
+
+  /** Adds the post to its translation group's entry (before the post is stored). */
+  async function joinGroup(workspaceId: string, translationGroupId: string, postIds: string[]): Promise<void> {
+    await groups.updateOne(
+      { _id: groupKey(workspaceId, translationGroupId) },
+      { $set: { workspaceId: ws(workspaceId) }, $addToSet: { postIds: { $each: postIds } } },
+      { upsert: true },
+    );
   }
 
   return {
@@ -501,8 +548,11 @@ export function postStore(db: Connection) {
       input: { type: string; postTypeId: string; locale: string; translationGroupId: string; draft: PostContent },
     ): Promise<Post | null> {
       const _id = new Types.ObjectId();
-      // The body first: a post document never refers to a body that was not written.
-      await writeBody(workspaceId, _id.toHexString(), 'draft', bodyOf(input.draft));
+      // Body and group entry first: a post document never lacks them.
+      await Promise.all([
+        writeBody(workspaceId, _id.toHexString(), 'draft', bodyOf(input.draft)),
+        joinGroup(workspaceId, input.translationGroupId, [_id.toHexString()]),
+      ]);
       try {
         const doc = await model.create({
           _id,
@@ -519,7 +569,10 @@ export function postStore(db: Connection) {
         });
         return { ...toHead(doc.toObject()), draft: input.draft, published: null };
       } catch (error) {
-        await bodies.deleteOne({ _id: bodyKey(_id.toHexString(), 'draft') });
+        await Promise.all([
+          bodies.draft.deleteOne({ _id: _id.toHexString() }),
+          groups.updateOne({ _id: groupKey(workspaceId, input.translationGroupId) }, { $pull: { postIds: _id.toHexString() } }),
+        ]);
         if (isDuplicate(error)) return null;
         throw error;
       }
@@ -533,11 +586,12 @@ export function postStore(db: Connection) {
       posts: { type: string; postTypeId: string; locale: string; translationGroupId: string; content: PostContent; publishedAt: Date; hash: string }[],
     ): Promise<void> {
       const rows = posts.map((post) => ({ ...post, _id: new Types.ObjectId() }));
-      await bodies.insertMany(
-        rows.flatMap((row) =>
-          (['draft', 'published'] as const).map((side) => ({ _id: bodyKey(row._id.toHexString(), side), workspaceId: ws(workspaceId), ...bodyOf(row.content) })),
-        ),
-      );
+      for (const side of ['draft', 'published'] as const) {
+        await bodies[side].insertMany(rows.map((row) => ({ _id: row._id.toHexString(), workspaceId: ws(workspaceId), ...bodyOf(row.content) })));
+      }
+      const members = new Map<string, string[]>();
+      for (const row of rows) members.set(row.translationGroupId, [...(members.get(row.translationGroupId) ?? []), row._id.toHexString()]);
+      for (const [groupId, postIds] of members) await joinGroup(workspaceId, groupId, postIds);
       await slugs.insertMany(rows.map((row) => ({ _id: slugKey(workspaceId, row.locale, row.content.slug), workspaceId: ws(workspaceId), postId: row._id.toHexString() })));
       await model.insertMany(
         rows.map((row) => ({
@@ -558,7 +612,7 @@ export function postStore(db: Connection) {
     /** The post with both bodies. */
     async byId(workspaceId: string, id: string): Promise<Post | null> {
       const doc = await docById(workspaceId, id);
-      return doc ? withBodies(doc) : null;
+      return doc ? withBodiesOne(doc) : null;
     },
     /** Without bodies: point reads by `_id` for a few ids (navigations), one `$in` query for many. */
     async byIds(workspaceId: string, ids: string[]): Promise<PostHead[]> {
@@ -593,17 +647,7 @@ export function postStore(db: Connection) {
         model.find(query).sort({ _id: -1 }).skip(skip).limit(limit).lean<PostDoc[]>(),
         model.countDocuments(query),
       ]);
-      const heads = docs.map(toHead);
-      const found = await bodiesByKey(
-        workspaceId,
-        heads.flatMap((head) => [bodyKey(head.id, 'draft'), ...(head.published ? [bodyKey(head.id, 'published')] : [])]),
-      );
-      const items = heads.map((head) => ({
-        ...head,
-        draft: withBody(head.draft, found.get(bodyKey(head.id, 'draft')) ?? null),
-        published: head.published ? withBody(head.published, found.get(bodyKey(head.id, 'published')) ?? null) : null,
-      }));
-      return { items, total };
+      return { items: await withBodies(workspaceId, docs.map(toHead)), total };
     },
     /** undefined when missing, null when the slug clashes. */
     async updateDraft(workspaceId: string, id: string, draft: PostContent): Promise<Post | null | undefined> {
@@ -613,7 +657,7 @@ export function postStore(db: Connection) {
           .lean<PostDoc>();
         if (!doc) return undefined;
         await writeBody(workspaceId, id, 'draft', bodyOf(draft));
-        return withBodies(doc);
+        return withBodiesOne(doc);
       } catch (error) {
         if (isDuplicate(error)) return null;
         throw error;
@@ -629,24 +673,25 @@ export function postStore(db: Connection) {
           { returnDocument: 'after' },
         )
         .lean<PostDoc>();
-      return doc ? withBodies(doc) : null;
+      return doc ? withBodiesOne(doc) : null;
     },
     /** Moves PUBLISHED to UNPUBLISHED; null when the post was not published (nothing changed). */
     async unpublish(workspaceId: string, id: string): Promise<Post | null> {
       const doc = await model
         .findOneAndUpdate({ workspaceId: ws(workspaceId), _id: oid(id), state: 'PUBLISHED' }, { $set: { state: 'UNPUBLISHED' } }, { returnDocument: 'after' })
         .lean<PostDoc>();
-      return doc ? withBodies(doc) : null;
+      return doc ? withBodiesOne(doc) : null;
     },
-    /** Deletes the post, then its bodies and its published slug entry. */
+    /** Deletes the post, then its bodies, group membership and published slug entry. */
     async remove(workspaceId: string, id: string): Promise<PostHead | null> {
       if (!isOid(id)) return null;
       const doc = await model.findOneAndDelete({ workspaceId: ws(workspaceId), _id: oid(id) }).lean<PostDoc>();
       if (!doc) return null;
       const head = toHead(doc);
       await Promise.all([
-        bodies.deleteOne({ _id: bodyKey(id, 'draft') }),
-        bodies.deleteOne({ _id: bodyKey(id, 'published') }),
+        bodies.draft.deleteOne({ _id: id }),
+        bodies.published.deleteOne({ _id: id }),
+        groups.updateOne({ _id: groupKey(workspaceId, head.translationGroupId) }, { $pull: { postIds: id } }),
         head.published ? slugs.deleteOne({ _id: slugKey(workspaceId, head.locale, head.published.slug), postId: id }) : null,
       ]);
       return head;
@@ -692,16 +737,18 @@ export function postStore(db: Connection) {
       if (query.qPattern !== null) {
         filter.$or = [{ 'pub.title': { $regex: query.qPattern, $options: 'i' } }, { 'pub.slug': { $regex: query.qPattern, $options: 'i' } }];
       }
-      const total = await model.countDocuments(filter);
-      if (query.skip >= total) return { items: [], total };
       const projection = { slug: 0, title: 0, customConfigJson: 0, jsonLdJson: 0, metaDescription: 0 } as const;
-      const docs = await model.find(filter, projection).sort({ publishedAt: -1, _id: -1 }).skip(query.skip).limit(query.limit).lean<PostDoc[]>();
+      // In parallel: a page past the end is simply empty.
+      const [total, docs] = await Promise.all([
+        model.countDocuments(filter),
+        model.find(filter, projection).sort({ publishedAt: -1, _id: -1 }).skip(query.skip).limit(query.limit).lean<PostDoc[]>(),
+      ]);
       return { items: docs.map(toPublished), total };
     },
     /** The published bodies of these posts by post id (missing ones read as null bodies). */
     async publishedBodies(workspaceId: string, postIds: string[]): Promise<Map<string, PostBody>> {
-      const found = await bodiesByKey(workspaceId, postIds.map((id) => bodyKey(id, 'published')));
-      return new Map(postIds.map((id) => [id, found.get(bodyKey(id, 'published')) ?? noBody]));
+      const found = await bodiesOf(workspaceId, 'published', postIds);
+      return new Map(postIds.map((id) => [id, found.get(id) ?? noBody]));
     },
     /**
      * The published posts with this slug in any of `locales` (the caller picks by locale order): a slug entry
@@ -716,6 +763,15 @@ export function postStore(db: Connection) {
         }),
       );
       return docs.filter((doc): doc is PostDoc => doc !== null).map(toPublished);
+    },
+    /** The published posts of one translation group: its `post_groups` entry, then each post, by `_id` only. */
+    async publishedInGroup(workspaceId: string, translationGroupId: string): Promise<PublishedPost[]> {
+      const entry = await groups.findOne({ _id: groupKey(workspaceId, translationGroupId) }).lean<PostGroupDoc>();
+      if (!inWorkspace(entry, workspaceId)) return [];
+      const docs = await Promise.all([...new Set(entry!.postIds)].map((id) => docById(workspaceId, id)));
+      return docs
+        .filter((doc): doc is PostDoc => doc !== null && doc.state === 'PUBLISHED' && doc.translationGroupId === translationGroupId)
+        .map(toPublished);
     },
     async publishedInGroups(workspaceId: string, groupIds: string[]): Promise<PublishedPost[]> {
       if (groupIds.length === 0) return [];

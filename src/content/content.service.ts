@@ -385,7 +385,7 @@ export async function getPublicPost(deps: Deps, workspace: Workspace, slug: stri
   if (!found) throw notFound('post_not_found', 'No published post has this slug in the requested locale.');
   const [[presented], siblings] = await Promise.all([
     presentPosts(deps, workspace, [found], query.include === 'content'),
-    posts.publishedInGroups(workspace.id, [found.translationGroupId]),
+    posts.publishedInGroup(workspace.id, found.translationGroupId),
   ]);
   const rank = (locale: string) => {
     const index = workspace.locales.indexOf(locale);
