@@ -1,5 +1,5 @@
 import { Schema, Types, type Connection } from 'mongoose';
-import { defineModel } from '../db/mongo.js';
+import { defineModel, isDuplicateKeyError, nullOnDuplicate } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
 
 /* ------------------------------------------------------------------ post types */
@@ -52,7 +52,6 @@ function toPostType(doc: PostTypeDoc): PostType {
 
 const oid = (id: string) => new Types.ObjectId(id);
 const isOid = (id: string) => /^[0-9a-f]{24}$/i.test(id);
-const isDuplicate = (error: unknown) => (error as { code?: number }).code === 11000;
 
 export function postTypeStore(db: Connection) {
   const model = PostTypes(db);
@@ -82,7 +81,7 @@ export function postTypeStore(db: Connection) {
           .lean<PostTypeDoc>();
         return toPostType(doc!);
       } catch (error) {
-        if (!isDuplicate(error)) throw error;
+        if (!isDuplicateKeyError(error)) throw error;
         return toPostType((await model.findOne(filter).lean<PostTypeDoc>())!);
       }
     },
@@ -98,7 +97,7 @@ export function postTypeStore(db: Connection) {
         });
         return toPostType(doc.toObject());
       } catch (error) {
-        if (isDuplicate(error)) return null;
+        if (isDuplicateKeyError(error)) return null;
         throw error;
       }
     },
@@ -151,26 +150,20 @@ export function categoryStore(db: Connection) {
     },
     /** null when the slug is taken. */
     async create(workspaceId: string, input: { slug: string; name: string }): Promise<Category | null> {
-      try {
+      return nullOnDuplicate(async () => {
         const doc = await model.create({ workspaceId: oid(workspaceId), ...input });
         return toCategory(doc.toObject());
-      } catch (error) {
-        if (isDuplicate(error)) return null;
-        throw error;
-      }
+      });
     },
     /** undefined when missing, null when the new slug is taken. */
     async update(workspaceId: string, id: string, patch: { slug?: string; name?: string }): Promise<Category | null | undefined> {
       if (!isOid(id)) return undefined;
-      try {
+      return nullOnDuplicate(async () => {
         const doc = await model
           .findOneAndUpdate({ workspaceId: oid(workspaceId), _id: oid(id) }, { $set: patch }, { returnDocument: 'after' })
           .lean<CategoryDoc>();
         return doc ? toCategory(doc) : undefined;
-      } catch (error) {
-        if (isDuplicate(error)) return null;
-        throw error;
-      }
+      });
     },
     async remove(workspaceId: string, id: string): Promise<boolean> {
       if (!isOid(id)) return false;
@@ -573,7 +566,7 @@ export function postStore(db: Connection) {
           bodies.draft.deleteOne({ _id: _id.toHexString() }),
           groups.updateOne({ _id: groupKey(workspaceId, input.translationGroupId) }, { $pull: { postIds: _id.toHexString() } }),
         ]);
-        if (isDuplicate(error)) return null;
+        if (isDuplicateKeyError(error)) return null;
         throw error;
       }
     },
@@ -659,7 +652,7 @@ export function postStore(db: Connection) {
         await writeBody(workspaceId, id, 'draft', bodyOf(draft));
         return withBodiesOne(doc);
       } catch (error) {
-        if (isDuplicate(error)) return null;
+        if (isDuplicateKeyError(error)) return null;
         throw error;
       }
     },
@@ -711,7 +704,7 @@ export function postStore(db: Connection) {
           await slugs.create({ _id, workspaceId: ws(workspaceId), postId });
           return true;
         } catch (error) {
-          if (!isDuplicate(error)) throw error;
+          if (!isDuplicateKeyError(error)) throw error;
         }
         const entry = await slugs.findOne({ _id }).lean<PostSlugDoc>();
         if (!entry) continue;
@@ -907,26 +900,20 @@ export function navigationStore(db: Connection) {
     },
     /** null when the key is taken. */
     async create(workspaceId: string, input: { key: string; name: string }): Promise<Navigation | null> {
-      try {
+      return nullOnDuplicate(async () => {
         const doc = await model.create({ workspaceId: oid(workspaceId), ...input, items: [] });
         return toNavigation(doc.toObject());
-      } catch (error) {
-        if (isDuplicate(error)) return null;
-        throw error;
-      }
+      });
     },
     /** undefined when missing, null when the new key is taken. */
     async rename(workspaceId: string, id: string, patch: { key?: string; name?: string }): Promise<Navigation | null | undefined> {
       if (!isOid(id)) return undefined;
-      try {
+      return nullOnDuplicate(async () => {
         const doc = await model
           .findOneAndUpdate({ workspaceId: oid(workspaceId), _id: oid(id) }, { $set: patch }, { returnDocument: 'after' })
           .lean<NavigationDoc>();
         return doc ? toNavigation(doc) : undefined;
-      } catch (error) {
-        if (isDuplicate(error)) return null;
-        throw error;
-      }
+      });
     },
     async replaceItems(workspaceId: string, id: string, items: NavigationItem[]): Promise<Navigation | null> {
       const stored: NavigationItemDoc[] = items.map((item) => ({

@@ -41,3 +41,18 @@ export async function pingMongo(db: Connection): Promise<boolean> {
     return false;
   }
 }
+
+/** True for a unique-index violation (duplicate key, code 11000). */
+export function isDuplicateKeyError(error: unknown): boolean {
+  return (error as { code?: number } | null)?.code === 11000;
+}
+
+/** Runs a write whose only expected failure is a unique-index violation, answered as null. */
+export async function nullOnDuplicate<T>(write: () => Promise<T>): Promise<T | null> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isDuplicateKeyError(error)) return null;
+    throw error;
+  }
+}

@@ -1,3 +1,4 @@
+import { isDuplicateKeyError } from '../db/mongo.js';
 import sanitizeHtml from 'sanitize-html';
 import type { Deps } from '../shared/deps.js';
 import { randomToken, sha256Hex } from '../shared/crypto.js';
@@ -241,8 +242,6 @@ async function conversationByToken(deps: Deps, token: string): Promise<Conversat
 
 const closedError = () => conflict('conversation_closed', 'The team closed this conversation; start a new one.');
 
-const isDuplicateKey = (error: unknown) => (error as { code?: number }).code === 11000;
-
 /**
  * Appends of one conversation queue up inside this process, so only writers on different nodes ever race
  * for the same seq (and retry); without it a burst on one node would retry quadratically.
@@ -294,7 +293,7 @@ async function insertNext(deps: Deps, conversation: Conversation, input: { sende
     try {
       message = await messages.insert(workspaceId, id, { ...input, seq: newest.seq + 1, createdAt });
     } catch (error) {
-      if (!isDuplicateKey(error)) throw error;
+      if (!isDuplicateKeyError(error)) throw error;
       if (Date.now() > deadline) throw new AppError(503, 'conversation_busy', 'The conversation is busy; retry shortly.', undefined, { 'Retry-After': '1' });
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1 + attempt, 10)));
     }

@@ -1,5 +1,5 @@
 import { Schema, Types, type Connection } from 'mongoose';
-import { defineModel } from '../db/mongo.js';
+import { defineModel, isDuplicateKeyError } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
 
 /**
@@ -175,7 +175,7 @@ export function leaseStore(db: Connection) {
         );
         return true;
       } catch (error) {
-        if ((error as { code?: number }).code === 11000) return false;
+        if (isDuplicateKeyError(error)) return false;
         throw error;
       }
     },

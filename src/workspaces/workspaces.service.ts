@@ -1,3 +1,4 @@
+import { isDuplicateKeyError } from '../db/mongo.js';
 import type { Deps } from '../shared/deps.js';
 import { AppError, conflict, validation } from '../http/errors.js';
 import { rotateKey } from '../credentials/credentials.service.js';
@@ -12,7 +13,7 @@ export async function createWorkspace(deps: Deps, creator: User, input: NewWorks
   try {
     workspace = await store.create(input);
   } catch (error) {
-    if ((error as { code?: number }).code === 11000) throw conflict('slug_taken', 'A workspace with this slug exists.');
+    if (isDuplicateKeyError(error)) throw conflict('slug_taken', 'A workspace with this slug exists.');
     throw error;
   }
   await membershipStore(deps.db).upsert(workspace.id, creator.id, 'owner');
