@@ -1,5 +1,6 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
+import { isObjectIdHex } from '../shared/ids.js';
 
 export type Role = 'owner' | 'agent';
 
@@ -92,7 +93,7 @@ export function userStore(db: Connection) {
       return doc ? { ...toUser(doc), passwordHash: doc.passwordHash } : null;
     },
     async byId(id: string): Promise<User | null> {
-      if (!Types.ObjectId.isValid(id)) return null;
+      if (!isObjectIdHex(id)) return null;
       const doc = await model.findById(id).lean<UserDoc>();
       return doc ? toUser(doc) : null;
     },

@@ -1,6 +1,7 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel, isDuplicateKeyError, nullOnDuplicate } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
+import { isObjectIdHex } from '../shared/ids.js';
 
 /* ------------------------------------------------------------------ post types */
 
@@ -51,7 +52,6 @@ function toPostType(doc: PostTypeDoc): PostType {
 }
 
 const oid = (id: string) => new Types.ObjectId(id);
-const isOid = (id: string) => /^[0-9a-f]{24}$/i.test(id);
 
 export function postTypeStore(db: Connection) {
   const model = PostTypes(db);
@@ -65,7 +65,7 @@ export function postTypeStore(db: Connection) {
       return doc ? toPostType(doc) : null;
     },
     async byIds(workspaceId: string, ids: string[]): Promise<PostType[]> {
-      const docs = await model.find({ workspaceId: oid(workspaceId), _id: { $in: ids.filter(isOid).map(oid) } }).lean<PostTypeDoc[]>();
+      const docs = await model.find({ workspaceId: oid(workspaceId), _id: { $in: ids.filter(isObjectIdHex).map(oid) } }).lean<PostTypeDoc[]>();
       return docs.map(toPostType);
     },
     /** Creates the type unless it exists; returns the stored one either way (the unique index settles races). */
@@ -139,12 +139,12 @@ export function categoryStore(db: Connection) {
   return {
     async list(workspaceId: string, onlyIds?: string[]): Promise<Category[]> {
       const filter: Record<string, unknown> = { workspaceId: oid(workspaceId) };
-      if (onlyIds) filter._id = { $in: onlyIds.filter(isOid).map(oid) };
+      if (onlyIds) filter._id = { $in: onlyIds.filter(isObjectIdHex).map(oid) };
       const docs = await model.find(filter).sort({ slug: 1 }).lean<CategoryDoc[]>();
       return docs.map(toCategory);
     },
     async byId(workspaceId: string, id: string): Promise<Category | null> {
-      if (!isOid(id)) return null;
+      if (!isObjectIdHex(id)) return null;
       const doc = await model.findOne({ workspaceId: oid(workspaceId), _id: oid(id) }).lean<CategoryDoc>();
       return doc ? toCategory(doc) : null;
     },
@@ -157,7 +157,7 @@ export function categoryStore(db: Connection) {
     },
     /** undefined when missing, null when the new slug is taken. */
     async update(workspaceId: string, id: string, patch: { slug?: string; name?: string }): Promise<Category | null | undefined> {
-      if (!isOid(id)) return undefined;
+      if (!isObjectIdHex(id)) return undefined;
       return nullOnDuplicate(async () => {
         const doc = await model
           .findOneAndUpdate({ workspaceId: oid(workspaceId), _id: oid(id) }, { $set: patch }, { returnDocument: 'after' })
@@ -166,7 +166,7 @@ export function categoryStore(db: Connection) {
       });
     },
     async remove(workspaceId: string, id: string): Promise<boolean> {
-      if (!isOid(id)) return false;
+      if (!isObjectIdHex(id)) return false;
       const result = await model.deleteOne({ workspaceId: oid(workspaceId), _id: oid(id) });
       return result.deletedCount === 1;
     },
@@ -488,7 +488,7 @@ export function postStore(db: Connection) {
 
   /** Point read by `_id` alone (the only filter FerretDB serves without a scan); the tenant is checked here. */
   async function docById(workspaceId: string, id: string): Promise<PostDoc | null> {
-    if (!isOid(id)) return null;
+    if (!isObjectIdHex(id)) return null;
     const doc = await model.findOne({ _id: oid(id) }).lean<PostDoc>();
     return inWorkspace(doc, workspaceId) ? doc : null;
   }
@@ -609,7 +609,7 @@ export function postStore(db: Connection) {
     },
     /** Without bodies: point reads by `_id` for a few ids (navigations), one `$in` query for many. */
     async byIds(workspaceId: string, ids: string[]): Promise<PostHead[]> {
-      const unique = [...new Set(ids.filter(isOid))];
+      const unique = [...new Set(ids.filter(isObjectIdHex))];
       const docs =
         unique.length <= POINT_READS_MAX
           ? await Promise.all(unique.map((id) => docById(workspaceId, id)))
@@ -677,7 +677,7 @@ export function postStore(db: Connection) {
     },
     /** Deletes the post, then its bodies, group membership and published slug entry. */
     async remove(workspaceId: string, id: string): Promise<PostHead | null> {
-      if (!isOid(id)) return null;
+      if (!isObjectIdHex(id)) return null;
       const doc = await model.findOneAndDelete({ workspaceId: ws(workspaceId), _id: oid(id) }).lean<PostDoc>();
       if (!doc) return null;
       const head = toHead(doc);
@@ -890,7 +890,7 @@ export function navigationStore(db: Connection) {
       return docs.map(toNavigation);
     },
     async byId(workspaceId: string, id: string): Promise<Navigation | null> {
-      if (!isOid(id)) return null;
+      if (!isObjectIdHex(id)) return null;
       const doc = await model.findOne({ workspaceId: oid(workspaceId), _id: oid(id) }).lean<NavigationDoc>();
       return doc ? toNavigation(doc) : null;
     },
@@ -907,7 +907,7 @@ export function navigationStore(db: Connection) {
     },
     /** undefined when missing, null when the new key is taken. */
     async rename(workspaceId: string, id: string, patch: { key?: string; name?: string }): Promise<Navigation | null | undefined> {
-      if (!isOid(id)) return undefined;
+      if (!isObjectIdHex(id)) return undefined;
       return nullOnDuplicate(async () => {
         const doc = await model
           .findOneAndUpdate({ workspaceId: oid(workspaceId), _id: oid(id) }, { $set: patch }, { returnDocument: 'after' })
@@ -934,7 +934,7 @@ export function navigationStore(db: Connection) {
       return doc ? toNavigation(doc) : null;
     },
     async remove(workspaceId: string, id: string): Promise<Navigation | null> {
-      if (!isOid(id)) return null;
+      if (!isObjectIdHex(id)) return null;
       const doc = await model.findOneAndDelete({ workspaceId: oid(workspaceId), _id: oid(id) }).lean<NavigationDoc>();
       return doc ? toNavigation(doc) : null;
     },

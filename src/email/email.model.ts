@@ -1,5 +1,6 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
+import { isObjectIdHex } from '../shared/ids.js';
 
 /**
  * The outbox. `queued`: waiting for its send job (first try or a retry); `sent`: accepted by SMTP;
@@ -80,7 +81,7 @@ export function emailStore(db: Connection) {
       return toEmail(doc.toObject());
     },
     async byId(id: string): Promise<OutboxEmail | null> {
-      if (!/^[0-9a-f]{24}$/i.test(id)) return null;
+      if (!isObjectIdHex(id)) return null;
       const doc = await model.findById(id).lean<EmailDoc>();
       return doc ? toEmail(doc) : null;
     },

@@ -3,6 +3,7 @@ import { defineModel } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
 import { constantTimeEqual } from '../shared/crypto.js';
 import type { ChatMessage, ConversationStatus } from '../realtime/events.js';
+import { isObjectIdHex } from '../shared/ids.js';
 
 export type Sender = ChatMessage['sender'];
 
@@ -282,7 +283,7 @@ export function conversationStore(db: Connection) {
       return doc && constantTimeEqual(doc.tokenHash, tokenHash) ? toConversation(doc) : null;
     },
     async byId(workspaceId: string, id: string): Promise<Conversation | null> {
-      if (!/^[0-9a-f]{24}$/i.test(id)) return null;
+      if (!isObjectIdHex(id)) return null;
       const doc = await byPrimaryKey(id);
       return doc && doc.workspaceId.toHexString() === workspaceId ? toConversation(doc) : null;
     },

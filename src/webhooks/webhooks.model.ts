@@ -1,6 +1,7 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel, isDuplicateKeyError } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
+import { isObjectIdHex } from '../shared/ids.js';
 
 /**
  * `pending`: first attempt not made yet (first attempts go out in event order per workspace);
@@ -106,7 +107,6 @@ function toDelivery(doc: DeliveryDoc): Delivery {
   };
 }
 
-const isObjectId = (id: string) => /^[0-9a-f]{24}$/i.test(id);
 
 export function deliveryStore(db: Connection) {
   const model = Deliveries(db);
@@ -128,12 +128,12 @@ export function deliveryStore(db: Connection) {
       return toDelivery(doc.toObject() as DeliveryDoc);
     },
     async byId(id: string): Promise<Delivery | null> {
-      if (!isObjectId(id)) return null;
+      if (!isObjectIdHex(id)) return null;
       const doc = await model.findById(id).lean<DeliveryDoc>();
       return doc ? toDelivery(doc) : null;
     },
     async inWorkspace(workspaceId: string, id: string): Promise<Delivery | null> {
-      if (!isObjectId(id)) return null;
+      if (!isObjectIdHex(id)) return null;
       const doc = await model.findOne({ workspaceId, _id: id }).lean<DeliveryDoc>();
       return doc ? toDelivery(doc) : null;
     },

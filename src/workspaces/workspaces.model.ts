@@ -1,6 +1,7 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
+import { isObjectIdHex } from '../shared/ids.js';
 
 export interface AnalyticsSettings {
   websiteId: string;
@@ -93,7 +94,7 @@ export function workspaceStore(db: Connection) {
       return toWorkspace(doc.toObject());
     },
     async byId(id: string): Promise<Workspace | null> {
-      if (!Types.ObjectId.isValid(id) || !/^[0-9a-f]{24}$/i.test(id)) return null;
+      if (!isObjectIdHex(id)) return null;
       const doc = await model.findById(id).lean<WorkspaceDoc>();
       return doc ? toWorkspace(doc) : null;
     },
