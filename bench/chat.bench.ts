@@ -89,10 +89,10 @@ async function runParent(): Promise<void> {
 
   const { startEngine, startRedis } = await import('../test/support/services.js');
   const { loadConfig } = await import('../src/config/config.js');
-  const { createNode } = await import('../src/server.js');
+  const { createNode } = await import('../src/app/node.js');
   const { request, createWorkspace } = await import('../test/support/harness.js');
-  type NodeOptions = import('../src/server.js').NodeOptions;
-  type HearthNode = import('../src/server.js').HearthNode;
+  type NodeOptions = import('../src/app/node.js').NodeOptions;
+  type HearthNode = import('../src/app/node.js').HearthNode;
 
   console.log(`live-chat bench: ${visitors} visitors on 2 nodes + Redis, agents replying at ${rate}/s for ${seconds}s`);
   const engine = await startEngine();

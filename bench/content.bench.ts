@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config/config.js';
-import { createNode, type NodeOptions } from '../src/server.js';
+import { createNode, type NodeOptions } from '../src/app/node.js';
 import { startEngine } from '../test/support/services.js';
 import { userStore } from '../src/auth/auth.model.js';
 import { createWorkspace } from '../src/workspaces/workspaces.service.js';

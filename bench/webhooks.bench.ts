@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config/config.js';
-import { createNode, type NodeOptions } from '../src/server.js';
+import { createNode, type NodeOptions } from '../src/app/node.js';
 import { workspaceStore } from '../src/workspaces/workspaces.model.js';
 import { startEngine } from '../test/support/services.js';
 

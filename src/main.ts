@@ -5,9 +5,9 @@ import { pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { EngineUnavailableError, findFerretDb, installFerretDb, startFerretDb, type EmbeddedEngine } from './db/embedded-engine.js';
 import { randomToken } from './shared/crypto.js';
-import { createNode } from './server.js';
-import { seedDemo } from './seed/seed.js';
-import { demoSeeders } from './seed/demo-seeders.js';
+import { createNode } from './app/node.js';
+import { seedDemo } from './app/seed.js';
+import { demoSeeders } from './app/demo-seeders.js';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DEFAULT_ADMIN_EMAIL = 'admin@hearth.local';

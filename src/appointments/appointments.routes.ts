@@ -101,7 +101,7 @@ export const appointmentsRoutes: RouteDef[] = [
     summary: 'A request by its cancellation token',
     description: 'No key needed: the token is the credential. 404 `appointment_token_not_found` once the token is revoked (the request was confirmed or declined) or consumed (cancelled).',
     tags: external,
-    auth: 'none',
+    auth: 'cancellationToken',
     params: tokenParams,
     responses: { 200: { description: 'The request.', schema: tokenViewSchema }, 404: 'Token unknown, revoked or consumed.' },
     handle: async ({ deps, params }) => ({ body: await viewByToken(deps, params.token) }),
@@ -113,7 +113,7 @@ export const appointmentsRoutes: RouteDef[] = [
     description:
       'No key needed. Only a PENDING request is cancelled; the token is consumed. Cancelling again with the consumed token is 400 `appointment_not_pending`. A token revoked by confirm or decline no longer exists: 404 `appointment_token_not_found`, as for an unknown token.',
     tags: external,
-    auth: 'none',
+    auth: 'cancellationToken',
     params: tokenParams,
     responses: { 200: { description: 'Cancelled.', schema: cancelResultSchema }, 400: 'No longer PENDING (already cancelled).', 404: 'Token unknown or revoked.' },
     handle: async ({ deps, params }) => ({ body: await cancelByToken(deps, params.token) }),

@@ -1,4 +1,4 @@
-import type { DemoSeeder } from '../seed/seed.js';
+import type { DemoSeeder } from '../app/seed.js';
 import { putSettings } from './appointments.service.js';
 
 /** The demo bakery takes appointments: weekdays with a lunch break, Saturday mornings, Berlin time. */

@@ -1,8 +1,7 @@
-import type { Deps } from '../shared/deps.js';
-import type { Workspace } from '../workspaces/workspaces.model.js';
-import { workspaceStore } from '../workspaces/workspaces.model.js';
-import { membershipStore, userStore } from '../auth/auth.model.js';
-import { AppError, badRequest, conflict, notFound, unauthorized } from '../http/errors.js';
+import type { Deps } from '../deps.js';
+import { type Workspace, findWorkspace } from '../workspaces/workspaces.service.js';
+import { memberEmails } from '../workspaces/members.service.js';
+import { fail, invalid } from '../shared/errors.js';
 import { randomToken, sha256Hex } from '../shared/crypto.js';
 import { verifyIdentityToken } from '../identity/identity.service.js';
 import { queueEmail } from '../email/email.service.js';
@@ -109,20 +108,20 @@ export async function availability(deps: Deps, workspace: Workspace, from?: Date
  * the business hours, taken by a confirmed appointment.
  */
 async function assertBookable(deps: Deps, settings: AppointmentSettings | null, requestedAt: Date): Promise<AppointmentSettings> {
-  if (!settings || !settings.enabled) throw notFound('appointments_disabled', 'Appointments are not activated or not accepting bookings for this workspace.');
+  if (!settings || !settings.enabled) throw fail('appointments_disabled');
   const now = deps.clock.now();
   const durationMs = settings.slotDurationMinutes * 60_000;
   const end = new Date(requestedAt.getTime() + durationMs);
   const window = effectiveWindow(settings, now);
-  if (requestedAt < now) throw notFound('slot_in_past', 'The requested slot is in the past.');
-  if (requestedAt < window.start) throw notFound('slot_in_lead_time', `The requested slot is inside the minimum notice of ${settings.leadTimeHours} hours.`);
-  if (end > window.end) throw notFound('slot_outside_booking_window', `The requested slot is beyond the booking window of ${settings.bookingWindowDays} days.`);
+  if (requestedAt < now) throw fail('slot_in_past');
+  if (requestedAt < window.start) throw fail('slot_in_lead_time', `The requested slot is inside the minimum notice of ${settings.leadTimeHours} hours.`);
+  if (end > window.end) throw fail('slot_outside_booking_window', `The requested slot is beyond the booking window of ${settings.bookingWindowDays} days.`);
   const candidates = generateSlots(settings.businessHours, settings.timezone, settings.slotDurationMinutes, requestedAt, end);
   if (!candidates.some((slot) => slot.start.getTime() === requestedAt.getTime())) {
-    throw notFound('slot_outside_business_hours', 'The requested time is not a slot of the business hours.');
+    throw fail('slot_outside_business_hours');
   }
   const free = await freeSlots(deps, settings, { start: requestedAt, end });
-  if (free.length === 0) throw notFound('slot_taken', 'The requested slot was just taken.');
+  if (free.length === 0) throw fail('slot_taken');
   return settings;
 }
 
@@ -155,9 +154,7 @@ async function sendMail(deps: Deps, workspaceId: string, to: string, mail: Rende
 /** The plugin's notification address, otherwise every owner of the workspace. */
 async function customerRecipients(deps: Deps, workspaceId: string, settings: AppointmentSettings): Promise<string[]> {
   if (settings.notificationEmail) return [settings.notificationEmail];
-  const members = await membershipStore(deps.db).members(workspaceId);
-  const owners = await Promise.all(members.filter((m) => m.role === 'owner').map((m) => userStore(deps.db).byId(m.userId)));
-  return owners.flatMap((user) => (user ? [user.email] : []));
+  return memberEmails(deps, workspaceId, 'owner');
 }
 
 const looksLikeEmail = (value: string | undefined): value is string => !!value && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value);
@@ -242,20 +239,20 @@ export function toStaffAppointment(a: Appointment) {
 
 export async function lookup(deps: Deps, workspace: Workspace, input: { externalId: string; identityToken: string; id?: string }) {
   if (!(await verifyIdentityToken(deps, workspace.id, input.externalId, input.identityToken))) {
-    throw unauthorized('identity_not_verified', 'The identity token does not verify for this externalId.');
+    throw fail('identity_not_verified');
   }
   const appointments = await appointmentStore(deps.db).verifiedOf(workspace.id, input.externalId, LOOKUP_LIMIT, input.id);
-  if (input.id !== undefined && appointments.length === 0) throw notFound('appointment_not_found', 'No such appointment.');
+  if (input.id !== undefined && appointments.length === 0) throw fail('appointment_not_found');
   const settings = await getSettings(deps, workspace.id);
   return { timezone: settings?.timezone ?? INACTIVE.timezone, appointments: appointments.map(toPublicAppointment) };
 }
 
-const tokenNotFound = () => notFound('appointment_token_not_found', 'The cancellation token is unknown, revoked or already used.');
+const tokenNotFound = () => fail('appointment_token_not_found');
 
 export async function viewByToken(deps: Deps, token: string) {
   const appointment = await appointmentStore(deps.db).byLiveToken(sha256Hex(token));
   if (!appointment) throw tokenNotFound();
-  const workspace = await workspaceStore(deps.db).byId(appointment.workspaceId);
+  const workspace = await findWorkspace(deps, appointment.workspaceId);
   if (!workspace) throw tokenNotFound();
   return {
     id: appointment.id,
@@ -274,7 +271,7 @@ export async function cancelByToken(deps: Deps, token: string) {
   const cancelled = await store.cancelByToken(hash, deps.clock.now());
   if (cancelled) return { id: cancelled.id, status: 'CANCELLED' as const };
   const used = (await store.byConsumedToken(hash)) ?? (await store.byLiveToken(hash));
-  if (used) throw badRequest('appointment_not_pending', `The request is ${used.status} and can no longer be cancelled.`);
+  if (used) throw fail('cancel_not_pending', `The request is ${used.status} and can no longer be cancelled.`);
   throw tokenNotFound();
 }
 
@@ -291,7 +288,7 @@ export async function listForStaff(deps: Deps, workspaceId: string, filter: { st
 
 async function mustFind(deps: Deps, workspaceId: string, id: string): Promise<Appointment> {
   const appointment = await appointmentStore(deps.db).byId(workspaceId, id);
-  if (!appointment) throw notFound('appointment_not_found', 'No such appointment.');
+  if (!appointment) throw fail('appointment_not_found');
   return appointment;
 }
 
@@ -299,15 +296,15 @@ export async function getForStaff(deps: Deps, workspaceId: string, id: string) {
   return toStaffAppointment(await mustFind(deps, workspaceId, id));
 }
 
-const notPending = (a: Appointment) => conflict('appointment_not_pending', `The appointment is ${a.status}; only PENDING requests can be answered.`);
-const slotConflict = () => conflict('appointment_overlap', 'Another confirmed appointment overlaps this time.');
+const notPending = (a: Appointment) => fail('appointment_not_pending', `The appointment is ${a.status}; only PENDING requests can be answered.`);
+const slotConflict = () => fail('appointment_overlap');
 
 function assertStart(deps: Deps, start: Date): void {
   if (start.getTime() % (CELL_MINUTES * 60_000) !== 0) {
-    throw new AppError(400, 'validation_failed', 'The start must be on a 5-minute boundary.', [{ path: 'scheduledAt', message: 'must be on a 5-minute boundary (seconds zero)' }]);
+    throw invalid([{ path: 'scheduledAt', message: 'must be on a 5-minute boundary (seconds zero)' }], 'The start must be on a 5-minute boundary.');
   }
   if (start < deps.clock.now()) {
-    throw new AppError(400, 'validation_failed', 'The start is in the past.', [{ path: 'scheduledAt', message: 'must not be in the past' }]);
+    throw invalid([{ path: 'scheduledAt', message: 'must not be in the past' }], 'The start is in the past.');
   }
 }
 
@@ -381,11 +378,11 @@ export async function decline(deps: Deps, workspace: Workspace, id: string, reas
 export async function reschedule(deps: Deps, workspace: Workspace, id: string, scheduledAt: Date) {
   const current = await mustFind(deps, workspace.id, id);
   if (current.status !== 'CONFIRMED' || !current.scheduledAt || !current.scheduledEnd) {
-    throw conflict('appointment_not_confirmed', `The appointment is ${current.status}; only CONFIRMED appointments can be rescheduled.`);
+    throw fail('appointment_not_confirmed', `The appointment is ${current.status}; only CONFIRMED appointments can be rescheduled.`);
   }
   assertStart(deps, scheduledAt);
   if (scheduledAt.getTime() === current.scheduledAt.getTime()) {
-    throw new AppError(400, 'validation_failed', 'The appointment is already at this time.', [{ path: 'scheduledAt', message: 'must differ from the current start' }]);
+    throw invalid([{ path: 'scheduledAt', message: 'must differ from the current start' }], 'The appointment is already at this time.');
   }
   const end = new Date(scheduledAt.getTime() + current.durationMinutes * 60_000);
   const held = new Set(cellStarts(current.scheduledAt, current.scheduledEnd).map((d) => d.getTime()));
@@ -396,7 +393,7 @@ export async function reschedule(deps: Deps, workspace: Workspace, id: string, s
   const moved = await appointmentStore(deps.db).reschedule(workspace.id, id, current.scheduledAt, scheduledAt, end);
   if (!moved) {
     await cells.undo(workspace.id, hold);
-    throw conflict('appointment_changed', 'The appointment changed meanwhile; reload and retry.');
+    throw fail('appointment_changed');
   }
   const keep = new Set(wanted.map((d) => d.getTime()));
   await cells.release(workspace.id, id, [...held].filter((t) => !keep.has(t)).map((t) => new Date(t)));

@@ -2,7 +2,7 @@ import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
 import { isObjectIdHex } from '../shared/ids.js';
 
-export type Role = 'owner' | 'agent';
+export type { Role } from '../shared/roles.js';
 
 export interface User {
   id: string;
@@ -28,14 +28,6 @@ interface SessionDoc {
   revokedAt: Date | null;
 }
 
-interface MembershipDoc {
-  _id: Types.ObjectId;
-  workspaceId: Types.ObjectId;
-  userId: Types.ObjectId;
-  role: Role;
-  createdAt: Date;
-}
-
 const userSchema = new Schema<UserDoc>(
   {
     // Login looks users up by e-mail, stored lowercased so uniqueness is case-insensitive.
@@ -59,22 +51,8 @@ const sessionSchema = new Schema<SessionDoc>(
 // Every admin request resolves its bearer token by hash.
 sessionSchema.index({ tokenHash: 1 }, { unique: true });
 
-const membershipSchema = new Schema<MembershipDoc>(
-  {
-    workspaceId: { type: Schema.Types.ObjectId, required: true },
-    userId: { type: Schema.Types.ObjectId, required: true },
-    role: { type: String, enum: ['owner', 'agent'], required: true },
-  },
-  { timestamps: { createdAt: true, updatedAt: false }, collection: 'memberships' },
-);
-// Access checks look up (workspace, user); one membership per pair.
-membershipSchema.index({ workspaceId: 1, userId: 1 }, { unique: true });
-// "My workspaces" lists a user's memberships.
-membershipSchema.index({ userId: 1 });
-
 const Users = defineModel('User', userSchema);
 const Sessions = defineModel('Session', sessionSchema);
-const Memberships = defineModel('Membership', membershipSchema);
 
 const toUser = (doc: UserDoc): User => ({ id: doc._id.toHexString(), email: doc.email, name: doc.name, isOperator: doc.isOperator });
 
@@ -112,33 +90,6 @@ export function sessionStore(db: Connection) {
     },
     async revoke(tokenHash: string, at: Date): Promise<void> {
       await model.updateOne({ tokenHash }, { $set: { revokedAt: at } });
-    },
-  };
-}
-
-export function membershipStore(db: Connection) {
-  const model = Memberships(db);
-  return {
-    async upsert(workspaceId: string, userId: string, role: Role): Promise<void> {
-      await model.updateOne(
-        { workspaceId: new Types.ObjectId(workspaceId), userId: new Types.ObjectId(userId) },
-        { $set: { role } },
-        { upsert: true },
-      );
-    },
-    async role(workspaceId: string, userId: string): Promise<Role | null> {
-      const doc = await model
-        .findOne({ workspaceId: new Types.ObjectId(workspaceId), userId: new Types.ObjectId(userId) })
-        .lean<MembershipDoc>();
-      return doc?.role ?? null;
-    },
-    async workspaceIdsOf(userId: string): Promise<string[]> {
-      const docs = await model.find({ userId: new Types.ObjectId(userId) }).lean<MembershipDoc[]>();
-      return docs.map((doc) => doc.workspaceId.toHexString());
-    },
-    async members(workspaceId: string): Promise<{ userId: string; role: Role }[]> {
-      const docs = await model.find({ workspaceId: new Types.ObjectId(workspaceId) }).sort({ _id: 1 }).lean<MembershipDoc[]>();
-      return docs.map((doc) => ({ userId: doc.userId.toHexString(), role: doc.role }));
     },
   };
 }

@@ -1,8 +1,9 @@
-import type { Deps } from '../shared/deps.js';
+import type { Deps } from '../deps.js';
 import { hashPassword, randomToken, sha256Hex, verifyPassword } from '../shared/crypto.js';
-import { AppError, conflict, forbidden, notFound, tooManyRequests } from '../http/errors.js';
-import { workspaceStore, type Workspace } from '../workspaces/workspaces.model.js';
-import { membershipStore, sessionStore, userStore, type Role, type User } from './auth.model.js';
+import { fail, isAppError } from '../shared/errors.js';
+import { sessionStore, userStore, type User } from './auth.model.js';
+
+export type { User } from './auth.model.js';
 
 // A fixed hash to verify against when the e-mail is unknown, so both failures take the same time.
 const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$' + 'A'.repeat(86);
@@ -17,8 +18,8 @@ export async function login(deps: Deps, email: string, password: string, clientI
   if (!found || !valid) {
     const counts = await Promise.all(failureKeys.map((key) => deps.counters.hit(key, windowMs)));
     const exceeded = counts.find((count) => count.count > LOGIN_MAX_FAILURES);
-    if (exceeded) throw tooManyRequests(Math.ceil(exceeded.resetInMs / 1000), 'Too many failed logins; retry later.');
-    throw new AppError(401, 'invalid_credentials', 'E-mail or password is wrong.');
+    if (exceeded) throw fail('login_rate_limited', undefined, { retryAfterSeconds: Math.ceil(exceeded.resetInMs / 1000) });
+    throw fail('invalid_credentials');
   }
 
   const token = randomToken('hs_');
@@ -39,7 +40,7 @@ export async function resolveSession(deps: Deps, token: string): Promise<User | 
 
 export async function createUser(deps: Deps, input: { email: string; name: string; password: string; isOperator?: boolean }): Promise<User> {
   const users = userStore(deps.db);
-  if (await users.byEmailWithHash(input.email)) throw conflict('email_taken', 'A user with this e-mail exists.');
+  if (await users.byEmailWithHash(input.email)) throw fail('email_taken');
   return users.create({
     email: input.email,
     name: input.name,
@@ -57,33 +58,22 @@ export async function bootstrapOperator(deps: Deps): Promise<User | null> {
     return await createUser(deps, { email: ADMIN_EMAIL, name: 'Operator', password: ADMIN_PASSWORD, isOperator: true });
   } catch (error) {
     // Another node bootstrapped at the same moment.
-    if (error instanceof AppError && error.code === 'email_taken') return null;
+    if (isAppError(error, 'email_taken')) return null;
     throw error;
   }
 }
 
-const RANK: Record<Role, number> = { agent: 1, owner: 2 };
-
-/**
- * A workspace as seen by a team member: 404 when the user is not a member (it does not exist for them),
- * 403 when the membership's role is below what the action needs. Operators reach every workspace.
- */
-export async function accessWorkspace(deps: Deps, user: User, workspaceId: string, least: Role): Promise<{ workspace: Workspace; role: Role | 'operator' }> {
-  const workspace = await workspaceStore(deps.db).byId(workspaceId);
-  if (!workspace) throw notFound('workspace_not_found', 'No such workspace.');
-  if (user.isOperator) return { workspace, role: 'operator' };
-  const role = await membershipStore(deps.db).role(workspace.id, user.id);
-  if (!role) throw notFound('workspace_not_found', 'No such workspace.');
-  if (RANK[role] < RANK[least]) throw forbidden();
-  return { workspace, role };
-}
-
 export function requireOperator(user: User): void {
-  if (!user.isOperator) throw forbidden('Only operators may do this.');
+  if (!user.isOperator) throw fail('operator_only');
 }
 
-export async function addMember(deps: Deps, workspaceId: string, userId: string, role: Role): Promise<void> {
-  if (!(await userStore(deps.db).byId(userId))) throw notFound('user_not_found', 'No such user.');
-  await membershipStore(deps.db).upsert(workspaceId, userId, role);
+export function findUser(deps: Deps, userId: string): Promise<User | null> {
+  return userStore(deps.db).byId(userId);
 }
 
+export async function findUserByEmail(deps: Deps, email: string): Promise<User | null> {
+  const found = await userStore(deps.db).byEmailWithHash(email);
+  if (!found) return null;
+  const { passwordHash: _hash, ...user } = found;
+  return user;
+}

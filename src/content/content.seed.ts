@@ -1,6 +1,6 @@
-import type { DemoSeeder } from '../seed/seed.js';
-import type { Workspace } from '../workspaces/workspaces.model.js';
-import type { Deps } from '../shared/deps.js';
+import type { DemoSeeder } from '../app/seed.js';
+import { type Workspace } from '../workspaces/workspaces.service.js';
+import type { Deps } from '../deps.js';
 import { createCategory, createNavigation, createPost, publishPost, replaceNavigationItems } from './content.service.js';
 
 interface DemoArticle {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
+import { type Workspace } from '../workspaces/workspaces.service.js';
 import { Types } from 'mongoose';
-import type { Deps } from '../shared/deps.js';
-import type { Workspace } from '../workspaces/workspaces.model.js';
-import { conflict, notFound, validation, type FieldIssue } from '../http/errors.js';
+import type { Deps } from '../deps.js';
+import { fail, invalid, type FieldIssue } from '../shared/errors.js';
 import {
   categoryStore,
   navigationStore,
@@ -41,9 +41,9 @@ export async function createPostType(
   workspace: Workspace,
   input: { slug: string; name: string; defaultConfig?: Record<string, unknown> | null; jsonLdType?: string | null },
 ): Promise<PostType> {
-  if (input.slug === BLOG.slug) throw conflict('post_type_exists', 'The `blog` type exists in every workspace.');
+  if (input.slug === BLOG.slug) throw fail('post_type_exists', 'The `blog` type exists in every workspace.');
   const created = await postTypeStore(deps.db).create(workspace.id, input);
-  if (!created) throw conflict('post_type_exists', 'A post type with this slug exists.');
+  if (!created) throw fail('post_type_exists');
   return created;
 }
 
@@ -58,19 +58,19 @@ export const listCategoriesAdmin = (deps: Deps, workspace: Workspace) => categor
 
 export async function createCategory(deps: Deps, workspace: Workspace, input: { slug: string; name: string }): Promise<Category> {
   const created = await categoryStore(deps.db).create(workspace.id, input);
-  if (!created) throw conflict('category_slug_taken', 'A category with this slug exists.');
+  if (!created) throw fail('category_slug_taken');
   return created;
 }
 
 export async function updateCategory(deps: Deps, workspace: Workspace, id: string, patch: { slug?: string; name?: string }): Promise<Category> {
   const updated = await categoryStore(deps.db).update(workspace.id, id, patch);
-  if (updated === undefined) throw notFound('category_not_found', 'No such category.');
-  if (updated === null) throw conflict('category_slug_taken', 'A category with this slug exists.');
+  if (updated === undefined) throw fail('category_not_found');
+  if (updated === null) throw fail('category_slug_taken');
   return updated;
 }
 
 export async function deleteCategory(deps: Deps, workspace: Workspace, id: string): Promise<void> {
-  if (!(await categoryStore(deps.db).remove(workspace.id, id))) throw notFound('category_not_found', 'No such category.');
+  if (!(await categoryStore(deps.db).remove(workspace.id, id))) throw fail('category_not_found');
 }
 
 /** Categories with at least one published post in `locale` (`*`: all). Default: the workspace's default locale. */
@@ -114,7 +114,7 @@ function resolveHtml(markdown: string | null | undefined, html: string | null | 
 async function checkCategory(deps: Deps, workspaceId: string, categoryId: string | null | undefined): Promise<void> {
   if (!categoryId) return;
   if (!(await categoryStore(deps.db).byId(workspaceId, categoryId))) {
-    throw validation([{ path: 'categoryId', message: 'no such category in this workspace' }]);
+    throw invalid([{ path: 'categoryId', message: 'no such category in this workspace' }]);
   }
 }
 
@@ -132,7 +132,7 @@ export async function createPost(deps: Deps, workspace: Workspace, input: Create
     else {
       const group = await posts.inGroup(workspace.id, original.translationGroupId);
       if (group.some((post) => post.locale === input.locale)) {
-        throw conflict('translation_exists', `This translation group already has a post in ${input.locale}.`);
+        throw fail('translation_exists', `This translation group already has a post in ${input.locale}.`);
       }
       if (type && original.type !== type.slug) issues.push({ path: 'type', message: 'must be the type of the post it translates' });
       if (input.canonicalSlug && input.canonicalSlug !== original.draft.canonicalSlug) {
@@ -143,9 +143,9 @@ export async function createPost(deps: Deps, workspace: Workspace, input: Create
     }
   }
   await checkCategory(deps, workspace.id, input.categoryId).catch((error: { issues?: FieldIssue[] }) => issues.push(...(error.issues ?? [])));
-  if (issues.length) throw validation(issues);
+  if (issues.length) throw invalid(issues);
   if (await posts.slugUsedByOther(workspace.id, input.locale, input.slug, null)) {
-    throw conflict('slug_taken', 'Another post uses this slug in this locale.');
+    throw fail('post_slug_taken');
   }
   const draft: PostContent = {
     slug: input.slug,
@@ -162,13 +162,13 @@ export async function createPost(deps: Deps, workspace: Workspace, input: Create
     jsonLd: input.jsonLd ?? null,
   };
   const created = await posts.create(workspace.id, { type: type!.slug, postTypeId: type!.id, locale: input.locale, translationGroupId, draft });
-  if (!created) throw conflict('slug_taken', 'Another post uses this slug in this locale.');
+  if (!created) throw fail('post_slug_taken');
   return created;
 }
 
 export async function getPost(deps: Deps, workspace: Workspace, id: string): Promise<Post> {
   const post = await postStore(deps.db).byId(workspace.id, id);
-  if (!post) throw notFound('post_not_found', 'No such post.');
+  if (!post) throw fail('post_not_found');
   return post;
 }
 
@@ -188,7 +188,7 @@ export async function editDraft(deps: Deps, workspace: Workspace, id: string, pa
   const post = await getPost(deps, workspace, id);
   await checkCategory(deps, workspace.id, patch.categoryId);
   if (patch.slug !== undefined && patch.slug !== post.draft.slug && (await posts.slugUsedByOther(workspace.id, post.locale, patch.slug, post.id))) {
-    throw conflict('slug_taken', 'Another post uses this slug in this locale.');
+    throw fail('post_slug_taken');
   }
   const draft: PostContent = { ...post.draft };
   for (const [field, value] of Object.entries(patch)) {
@@ -199,8 +199,8 @@ export async function editDraft(deps: Deps, workspace: Workspace, id: string, pa
   const html = resolveHtml(markdown, patch.contentHtml);
   if (html !== undefined) draft.contentHtml = html;
   const updated = await posts.updateDraft(workspace.id, post.id, draft);
-  if (updated === undefined) throw notFound('post_not_found', 'No such post.');
-  if (updated === null) throw conflict('slug_taken', 'Another post uses this slug in this locale.');
+  if (updated === undefined) throw fail('post_not_found');
+  if (updated === null) throw fail('post_slug_taken');
   return updated;
 }
 
@@ -239,13 +239,13 @@ export async function publishPost(deps: Deps, workspace: Workspace, id: string):
   if (post.state === 'PUBLISHED' && post.lastPublishedHash === hash) return { post, changed: false };
   // The published slug is claimed in `post_slugs` (unique by `_id`) before the snapshot refers to it.
   if (!(await posts.claimPublishedSlug(workspace.id, post.locale, post.draft.slug, post.id))) {
-    throw conflict('slug_taken', 'Another published post uses this slug in this locale.');
+    throw fail('published_slug_taken');
   }
   const now = deps.clock.now();
   const updated = await posts.setPublished(workspace.id, post.id, post.draft, now, hash);
   if (!updated) {
     await posts.releasePublishedSlug(workspace.id, post.locale, post.draft.slug, post.id);
-    throw notFound('post_not_found', 'No such post.');
+    throw fail('post_not_found');
   }
   // The previous snapshot's slug is released once the new snapshot is stored.
   if (post.published && post.published.slug !== post.draft.slug) await posts.releasePublishedSlug(workspace.id, post.locale, post.published.slug, post.id);
@@ -265,7 +265,7 @@ export async function unpublishPost(deps: Deps, workspace: Workspace, id: string
 
 export async function deletePost(deps: Deps, workspace: Workspace, id: string): Promise<void> {
   const removed = await postStore(deps.db).remove(workspace.id, id);
-  if (!removed) throw notFound('post_not_found', 'No such post.');
+  if (!removed) throw fail('post_not_found');
   if (removed.state === 'PUBLISHED') await deps.events.publish(postEvent('post.unpublished', workspace, removed, deps.clock.now()));
 }
 
@@ -382,7 +382,7 @@ export async function getPublicPost(deps: Deps, workspace: Workspace, slug: stri
   const order = query.locale ? [query.locale] : [workspace.defaultLocale, ...workspace.locales.filter((l) => l !== workspace.defaultLocale)];
   const candidates = await posts.publishedBySlugIn(workspace.id, order, slug);
   const found = candidates.sort((a, b) => order.indexOf(a.locale) - order.indexOf(b.locale))[0] ?? null;
-  if (!found) throw notFound('post_not_found', 'No published post has this slug in the requested locale.');
+  if (!found) throw fail('published_post_not_found');
   const [[presented], siblings] = await Promise.all([
     presentPosts(deps, workspace, [found], query.include === 'content'),
     posts.publishedInGroup(workspace.id, found.translationGroupId),
@@ -407,13 +407,13 @@ export const listNavigations = (deps: Deps, workspace: Workspace) => navigationS
 
 export async function getNavigation(deps: Deps, workspace: Workspace, id: string): Promise<Navigation> {
   const navigation = await navigationStore(deps.db).byId(workspace.id, id);
-  if (!navigation) throw notFound('navigation_not_found', 'No such navigation.');
+  if (!navigation) throw fail('navigation_not_found');
   return navigation;
 }
 
 export async function createNavigation(deps: Deps, workspace: Workspace, input: { key: string; name: string }): Promise<Navigation> {
   const created = await navigationStore(deps.db).create(workspace.id, input);
-  if (!created) throw conflict('navigation_key_taken', 'A navigation with this key exists.');
+  if (!created) throw fail('navigation_key_taken');
   await deps.events.publish(navigationEvent('navigation.created', workspace, created, deps.clock.now()));
   return created;
 }
@@ -421,8 +421,8 @@ export async function createNavigation(deps: Deps, workspace: Workspace, input: 
 export async function renameNavigation(deps: Deps, workspace: Workspace, id: string, patch: { key?: string; name?: string }): Promise<Navigation> {
   const before = await getNavigation(deps, workspace, id);
   const updated = await navigationStore(deps.db).rename(workspace.id, id, patch);
-  if (updated === undefined) throw notFound('navigation_not_found', 'No such navigation.');
-  if (updated === null) throw conflict('navigation_key_taken', 'A navigation with this key exists.');
+  if (updated === undefined) throw fail('navigation_not_found');
+  if (updated === null) throw fail('navigation_key_taken');
   if (updated.key !== before.key || updated.name !== before.name) {
     await deps.events.publish(navigationEvent('navigation.updated', workspace, updated, deps.clock.now()));
   }
@@ -431,7 +431,7 @@ export async function renameNavigation(deps: Deps, workspace: Workspace, id: str
 
 export async function deleteNavigation(deps: Deps, workspace: Workspace, id: string): Promise<void> {
   const removed = await navigationStore(deps.db).remove(workspace.id, id);
-  if (!removed) throw notFound('navigation_not_found', 'No such navigation.');
+  if (!removed) throw fail('navigation_not_found');
   await deps.events.publish(navigationEvent('navigation.deleted', workspace, removed, deps.clock.now()));
 }
 
@@ -496,7 +496,7 @@ export async function replaceNavigationItems(deps: Deps, workspace: Workspace, i
     else siblingPositions.set(slot, index);
   });
 
-  if (issues.length) throw validation(issues, 'The navigation items are invalid.');
+  if (issues.length) throw invalid(issues, 'The navigation items are invalid.');
 
   const existing = new Set(navigation.items.map((item) => item.id));
   const serverIds = new Map<string, string>();
@@ -518,7 +518,7 @@ export async function replaceNavigationItems(deps: Deps, workspace: Workspace, i
     postId: item.type === 'POST' ? item.postId! : null,
   }));
   const updated = await navigationStore(deps.db).replaceItems(workspace.id, navigation.id, orderTree(stored));
-  if (!updated) throw notFound('navigation_not_found', 'No such navigation.');
+  if (!updated) throw fail('navigation_not_found');
   await deps.events.publish(navigationEvent('navigation.items.replaced', workspace, updated, deps.clock.now()));
   return updated;
 }
@@ -552,7 +552,7 @@ export function toAdminNavigation(navigation: Navigation) {
 /** The public navigation: flat items; POST items carry their post with every published translation. */
 export async function getPublicNavigation(deps: Deps, workspace: Workspace, key: string) {
   const navigation = await navigationStore(deps.db).byKey(workspace.id, key);
-  if (!navigation) throw notFound('navigation_not_found', 'No navigation has this key.');
+  if (!navigation) throw fail('navigation_not_found', 'No navigation has this key.');
   const postIds = [...new Set(navigation.items.map((item) => item.postId).filter((pid): pid is string => !!pid))];
   const posts = await postStore(deps.db).byIds(workspace.id, postIds);
   const postById = new Map(posts.map((post) => [post.id, post]));

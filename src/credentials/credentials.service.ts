@@ -1,6 +1,8 @@
-import type { Deps } from '../shared/deps.js';
+import type { Deps } from '../deps.js';
 import { randomToken, sha256Hex } from '../shared/crypto.js';
 import { credentialStore, type CredentialKind } from './credentials.model.js';
+
+export type { CredentialKind } from './credentials.model.js';
 
 const PREFIX: Record<CredentialKind, string> = { workspace: 'sk_', publishable: 'pk_' };
 

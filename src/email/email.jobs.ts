@@ -1,6 +1,6 @@
 import nodemailer from 'nodemailer';
 import type { Job } from 'agenda';
-import type { Deps } from '../shared/deps.js';
+import type { Deps } from '../deps.js';
 import { EMAIL_SEND_JOB, recoverOutbox, sendOutboxEmail, type MailTransport } from './email.service.js';
 
 /** The outbox's send job. A retry moves the same job to its next time, so a mail never has two jobs. */

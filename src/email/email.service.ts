@@ -1,4 +1,4 @@
-import type { Deps } from '../shared/deps.js';
+import type { Deps } from '../deps.js';
 import { emailStore, type OutboxEmail } from './email.model.js';
 
 /** A rendered mail; templates produce everything but the recipient. */

@@ -1,39 +1,40 @@
-export interface FieldIssue {
-  path: string;
-  message: string;
+import type { Response } from 'express';
+import { AppError } from '../shared/errors.js';
+
+/** Framework faults a client can cause, from body-parser and friends, as catalogue errors. */
+interface FrameworkError {
+  type?: string;
+  status?: number;
+  statusCode?: number;
 }
 
-/** The one error type of the service; `errorHandler` turns it into the spec's error body. */
-export class AppError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly issues?: FieldIssue[],
-    readonly headers?: Record<string, string>,
-  ) {
-    super(message);
-    this.name = 'AppError';
+/**
+ * The HTTP edge of the error catalogue: any thrown value becomes an `AppError`. Errors a client caused
+ * (unreadable bodies, bad encodings) stay 4xx; anything else is an internal error.
+ */
+export function toAppError(error: unknown, bodyLimitKb: number): AppError | null {
+  if (error instanceof AppError) return error;
+  const framework = error as FrameworkError | null;
+  switch (framework?.type) {
+    case 'entity.parse.failed':
+      return new AppError('malformed_json');
+    case 'entity.too.large':
+      return new AppError('payload_too_large', `The body exceeds ${bodyLimitKb} KB.`);
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError('unsupported_media_type');
   }
+  const status = framework?.status ?? framework?.statusCode;
+  if (framework?.type && status && status >= 400 && status < 500) return new AppError('bad_request', 'The request body could not be read.');
+  return null;
 }
 
-export const validation = (issues: FieldIssue[], message = 'The request is invalid.') =>
-  new AppError(400, 'validation_failed', message, issues);
-export const badRequest = (code: string, message: string) => new AppError(400, code, message);
-export const unauthorized = (code = 'unauthorized', message = 'Missing, invalid or revoked credential.') =>
-  new AppError(401, code, message);
-export const wrongCredentialKind = () =>
-  new AppError(401, 'wrong_credential_kind', 'This credential is of the wrong kind for this route.');
-export const forbidden = (message = 'Your role does not allow this action.') => new AppError(403, 'forbidden', message);
-export const notFound = (code = 'not_found', message = 'The resource does not exist.') => new AppError(404, code, message);
-export const conflict = (code: string, message: string) => new AppError(409, code, message);
-export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many requests; retry later.') =>
-  new AppError(429, 'rate_limited', message, undefined, { 'Retry-After': String(retryAfterSeconds) });
-
-/** Zod issues as the spec's field list: one entry per failing field, dotted path. */
-export function issuesFromZod(issues: readonly { path: PropertyKey[]; message: string }[], prefix?: string): FieldIssue[] {
-  return issues.map((issue) => ({
-    path: [prefix, ...issue.path.map(String)].filter((part) => part !== undefined && part !== '').join('.'),
-    message: issue.message,
-  }));
+/** Writes the spec's error body `{code, message, issues?}` with the headers the error carries. */
+export function sendError(res: Response, error: AppError): void {
+  if (error.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+  res.status(error.status).json({
+    code: error.code,
+    message: error.message,
+    ...(error.issues ? { issues: error.issues } : {}),
+  });
 }

@@ -1,20 +1,21 @@
 import type { Request, Response } from 'express';
 import { z, type ZodType } from 'zod';
-import type { Deps } from '../shared/deps.js';
-import type { Workspace } from '../workspaces/workspaces.model.js';
-import type { User, Role } from '../auth/auth.model.js';
-import type { CredentialKind } from '../credentials/credentials.model.js';
+import type { Deps } from '../deps.js';
+import type { Role } from '../shared/roles.js';
 
 /**
- * How a route authenticates. The mount resolves it before the handler runs:
+ * How a route authenticates. `src/access/` resolves the mode into a typed principal before the handler
+ * runs (this folder knows only the names):
  * - `workspaceKey`: `X-Api-Key` with an `sk_` key; `ctx.workspace` set.
  * - `publishableKey`: `X-Publishable-Key` (or `publishableKey` query on GET) with a `pk_` key.
  * - `publishableKeyOptional`: as above, but an unknown or missing key leaves `ctx.workspace` null
  *   (the widget config answers `{enabled:false}`); a key of the wrong kind is still 401.
  * - `workspaceOrPublishableKey`: either kind; `ctx.credentialKind` tells which.
- * - `session`: `Authorization: Bearer <session token>`; `ctx.user` set.
+ * - `conversationToken` / `cancellationToken`: the `:token` path parameter is the credential; it is
+ *   secret (redacted from logs) and is the rate-limit subject.
+ * - `session`: `Authorization: Bearer <token>`; `ctx.user` set.
  * - `member`: a session whose user is a member of `:wid` with at least `role`; `ctx.workspace` set.
- * - `none`: the handler authenticates itself (path tokens) or the route is public.
+ * - `none`: public.
  */
 export type AuthMode =
   | 'none'
@@ -22,20 +23,36 @@ export type AuthMode =
   | 'publishableKey'
   | 'publishableKeyOptional'
   | 'workspaceOrPublishableKey'
+  | 'conversationToken'
+  | 'cancellationToken'
   | 'session'
   | 'member';
 
-type WorkspaceAuth = 'workspaceKey' | 'publishableKey' | 'workspaceOrPublishableKey';
+/** Auth modes whose credential is the `:token` path parameter. */
+export const PATH_TOKEN_MODES: readonly AuthMode[] = ['conversationToken', 'cancellationToken'];
 
-export type AuthContext<A extends AuthMode> = A extends WorkspaceAuth
-  ? { workspace: Workspace; credentialKind: CredentialKind }
-  : A extends 'publishableKeyOptional'
-    ? { workspace: Workspace | null; credentialKind: CredentialKind | null }
-    : A extends 'session'
-      ? { user: User }
-      : A extends 'member'
-        ? { user: User; workspace: Workspace; role: Role | 'operator' }
-        : Record<never, never>;
+/**
+ * What each auth mode puts into the handler's context. Declared empty here so this folder imports no
+ * domain; `src/access/principals.ts` fills it in by declaration merging.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface Principals {}
+
+/** What authentication produced: the handler's principal and, for credential-bearing modes, the rate-limit subject. */
+export interface Authentication {
+  context: object;
+  rateSubject?: string;
+}
+
+/** Resolves a route's declared auth mode for one request (provided by `src/access/`). */
+export type Authenticator = (deps: Deps, def: RouteDef, req: Request) => Promise<Authentication>;
+
+/** Path parameters that are credentials: never logged, never recorded. */
+export function secretParamsOf(def: Pick<RouteDef, 'auth'>): string[] {
+  return PATH_TOKEN_MODES.includes(def.auth) ? ['token'] : [];
+}
+
+export type AuthContext<A extends AuthMode> = A extends keyof Principals ? Principals[A] : Record<never, never>;
 
 export type RouteContext<A extends AuthMode, P, Q, B> = {
   deps: Deps;

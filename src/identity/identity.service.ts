@@ -1,4 +1,4 @@
-import type { Deps } from '../shared/deps.js';
+import type { Deps } from '../deps.js';
 import { constantTimeEqual, hmacSha256Hex } from '../shared/crypto.js';
 import { revealKey } from '../credentials/credentials.service.js';
 import { identitySecretStore } from './identity.model.js';

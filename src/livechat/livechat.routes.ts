@@ -122,7 +122,7 @@ export const liveChatRoutes: RouteDef[] = [
       'through Redis; refused attempts count too). A conversation closed by the team answers 409 `conversation_closed`. ' +
       'The message is pushed to agent consoles as `message.created`.',
     tags: external,
-    auth: 'none',
+    auth: 'conversationToken',
     params: tokenParams,
     body: visitorMessageBody,
     responses: {
@@ -142,7 +142,7 @@ export const liveChatRoutes: RouteDef[] = [
       `\`status\` (OPEN or CLOSED). ${CURSOR_RULE} Fetching marks the returned team (AGENT) messages read. Bodies are plain text, ` +
       'never HTML. A malformed `after` is 400.',
     tags: external,
-    auth: 'none',
+    auth: 'conversationToken',
     params: tokenParams,
     query: afterQuery,
     responses: {

@@ -1,4 +1,4 @@
-import type { DemoSeeder } from '../seed/seed.js';
+import type { DemoSeeder } from '../app/seed.js';
 import { putSettings } from './livechat.service.js';
 
 /** Demo live chat: activated with English and German texts, which mints the publishable key. */

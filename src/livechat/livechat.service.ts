@@ -1,12 +1,12 @@
 import { isDuplicateKeyError } from '../db/mongo.js';
+import { type Workspace } from '../workspaces/workspaces.service.js';
 import sanitizeHtml from 'sanitize-html';
-import type { Deps } from '../shared/deps.js';
+import type { Deps } from '../deps.js';
 import { randomToken, sha256Hex } from '../shared/crypto.js';
-import { AppError, conflict, notFound, validation } from '../http/errors.js';
+import { fail, invalid } from '../shared/errors.js';
 import { ensureKey, revealKey, rotateKey } from '../credentials/credentials.service.js';
 import { hasExplicitIdentitySecret, setExplicitIdentitySecret, verifyIdentityToken } from '../identity/identity.service.js';
 import { visitorIdentitySchema } from '../identity/identity.schemas.js';
-import type { Workspace } from '../workspaces/workspaces.model.js';
 import type { ChatMessage } from '../realtime/events.js';
 import {
   conversationStore,
@@ -230,17 +230,17 @@ export function plainText(input: string): string {
 
 function cleanBody(raw: string): string {
   const body = plainText(raw);
-  if (!body.trim()) throw validation([{ path: 'body', message: 'must contain text' }]);
+  if (!body.trim()) throw invalid([{ path: 'body', message: 'must contain text' }]);
   return body;
 }
 
 async function conversationByToken(deps: Deps, token: string): Promise<Conversation> {
   const conversation = await conversationStore(deps.db).byToken(token, sha256Hex(token));
-  if (!conversation) throw notFound('conversation_not_found', 'No conversation has this token.');
+  if (!conversation) throw fail('conversation_not_found', 'No conversation has this token.');
   return conversation;
 }
 
-const closedError = () => conflict('conversation_closed', 'The team closed this conversation; start a new one.');
+const closedError = () => fail('conversation_closed');
 
 /**
  * Appends of one conversation queue up inside this process, so only writers on different nodes ever race
@@ -294,7 +294,7 @@ async function insertNext(deps: Deps, conversation: Conversation, input: { sende
       message = await messages.insert(workspaceId, id, { ...input, seq: newest.seq + 1, createdAt });
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
-      if (Date.now() > deadline) throw new AppError(503, 'conversation_busy', 'The conversation is busy; retry shortly.', undefined, { 'Retry-After': '1' });
+      if (Date.now() > deadline) throw fail('conversation_busy', undefined, { retryAfterSeconds: 1 });
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1 + attempt, 10)));
     }
   }
@@ -308,7 +308,7 @@ export async function postVisitorMessage(deps: Deps, token: string, input: Visit
   // Counted atomically (Redis INCR when configured, so every node shares the count); attempts over the
   // limit count too, so a client hammering the endpoint stays limited until the window ends.
   const { count } = await deps.counters.hit(`chat-flood:${conversation.id}`, FLOOD_WINDOW_MS);
-  if (count > FLOOD_LIMIT) throw conflict('flood_limited', `More than ${FLOOD_LIMIT} messages per minute in this conversation; wait a moment.`);
+  if (count > FLOOD_LIMIT) throw fail('flood_limited', `More than ${FLOOD_LIMIT} messages per minute in this conversation; wait a moment.`);
   const message = await appendMessage(deps, conversation, { sender: 'VISITOR', body, authorUserId: null });
   // visitorName / visitorEmail only fill values not known yet (verified identity or an earlier message).
   // Like the summary, logged rather than failing a request whose message is already stored.
@@ -344,7 +344,7 @@ export async function visitorMessages(deps: Deps, token: string, after: string |
 
 async function conversationOf(deps: Deps, workspaceId: string, conversationId: string): Promise<Conversation> {
   const conversation = await conversationStore(deps.db).byId(workspaceId, conversationId);
-  if (!conversation) throw notFound('conversation_not_found', 'No such conversation in this workspace.');
+  if (!conversation) throw fail('conversation_not_found', 'No such conversation in this workspace.');
   return conversation;
 }
 

@@ -1,8 +1,9 @@
 import type { Namespace, Socket } from 'socket.io';
-import type { Deps } from '../shared/deps.js';
+import type { Deps } from '../deps.js';
 import { sha256Hex } from '../shared/crypto.js';
-import { accessWorkspace, resolveSession } from '../auth/auth.service.js';
-import { AppError } from '../http/errors.js';
+import { resolveSession } from '../auth/auth.service.js';
+import { accessWorkspace } from '../workspaces/members.service.js';
+import { AppError, fail } from '../shared/errors.js';
 import {
   NAMESPACES,
   rooms,
@@ -58,14 +59,14 @@ export function registerLiveChatSockets(deps: Deps): void {
     if (!token || !workspaceId) return next(new Error('unauthorized'));
     (async () => {
       const user = await resolveSession(deps, token);
-      if (!user) throw new AppError(401, 'invalid_session', 'The session is unknown, expired or revoked.');
+      if (!user) throw fail('invalid_session');
       const { workspace } = await accessWorkspace(deps, user, workspaceId, 'agent');
       socket.data.userId = user.id;
       socket.data.workspaceId = workspace.id;
     })().then(
       () => next(),
       (error: unknown) => {
-        if (error instanceof AppError) return next(new Error(error.status === 404 ? 'workspace_not_found' : 'unauthorized'));
+        if (error instanceof AppError) return next(new Error(error.code === 'workspace_not_found' ? 'workspace_not_found' : 'unauthorized'));
         deps.logger.error({ err: error }, 'agent handshake failed');
         next(new Error('internal_error'));
       },

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ZodType } from 'zod';
-import { errorBodySchema, type AuthMode, type ResponseSpec, type RouteDef } from '../http/route.js';
+import { errorBodySchema, secretParamsOf, type AuthMode, type ResponseSpec, type RouteDef } from '../http/route.js';
 import { SchemaCatalog, type JsonSchema } from './json-schema.js';
 
 /** What `buildOpenApiDocument` produces: the document, plus what it had to paper over (tests demand none). */
@@ -129,11 +129,19 @@ const AUTH_TEXT: Record<AuthMode, string> = {
     'Either the workspace API key in `X-Api-Key` or the publishable key in `X-Publishable-Key` (GET routes also accept the `publishableKey` query parameter).',
   session: 'A team member session: `Authorization: Bearer <token>`.',
   member: 'A team member session (`Authorization: Bearer <token>`) of a member of the workspace `wid`; operators reach every workspace.',
+  conversationToken: 'The `token` in the path is the credential; no key header is needed.',
+  cancellationToken: 'The `token` in the path is the credential; no key header is needed.',
+};
+
+const PATH_TOKEN_TEXT: Partial<Record<AuthMode, string>> = {
+  conversationToken:
+    'Conversation token returned by conversation start: the credential for reading and sending the messages of that one conversation. Unknown or malformed tokens answer 404 `conversation_not_found`.',
+  cancellationToken:
+    'Cancellation token returned on appointment request creation: the credential of that one request. It is revoked once the customer confirms or declines, and consumed on cancel.',
 };
 
 function authText(def: RouteDef): string {
-  const token = def.auth === 'none' ? pathParamNames(def.path).find((name) => /token/i.test(name)) : undefined;
-  return token ? `The \`${token}\` in the path is the credential; no key header is needed.` : AUTH_TEXT[def.auth];
+  return AUTH_TEXT[def.auth];
 }
 
 /** Express path (`/posts/:slug`) to OpenAPI path template (`/posts/{slug}`). */
@@ -166,6 +174,8 @@ function securityOf(def: RouteDef): Record<string, string[]>[] {
   const publishable: Record<string, string[]>[] = def.method === 'get' ? [{ PublishableKey: [] }, { PublishableKeyQuery: [] }] : [{ PublishableKey: [] }];
   switch (def.auth) {
     case 'none':
+    case 'conversationToken':
+    case 'cancellationToken':
       return [];
     case 'workspaceKey':
       return [{ ApiKey: [] }];
@@ -183,12 +193,7 @@ function securityOf(def: RouteDef): Record<string, string[]>[] {
 
 /** What a path token is, from where it sits: the spec's conversation and cancellation tokens. */
 function pathTokenText(def: RouteDef, name: string): string | undefined {
-  if (def.auth !== 'none' || !/token/i.test(name)) return undefined;
-  if (def.path.includes('/conversations/'))
-    return 'Conversation token returned by conversation start: the credential for reading and sending the messages of that one conversation. Unknown or malformed tokens answer 404 `conversation_not_found`.';
-  if (def.path.includes('/requests/'))
-    return 'Cancellation token returned on appointment request creation: the credential of that one request. It is revoked once the customer confirms or declines, and consumed on cancel.';
-  return 'Path token: the credential of this one resource.';
+  return secretParamsOf(def).includes(name) ? PATH_TOKEN_TEXT[def.auth] : undefined;
 }
 
 function errorResponse(description: string): OpenApiResponse {
@@ -207,6 +212,8 @@ function implicitResponses(def: RouteDef): Record<number, string> {
   }
   switch (def.auth) {
     case 'none':
+    case 'conversationToken':
+    case 'cancellationToken':
       break;
     case 'publishableKeyOptional':
       implicit[401] = 'A credential of the wrong kind (`wrong_credential_kind`).';

@@ -1,9 +1,8 @@
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import express, { type Express } from 'express';
-import type { Deps } from '../shared/deps.js';
+import type { Deps } from '../deps.js';
 import type { RouteDef } from '../http/route.js';
-import { allRoutes } from '../http/routes.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './document.js';
 
 /** swagger-ui-dist ships the viewer prebuilt; it is served from node_modules, never from a CDN. */
@@ -64,6 +63,3 @@ export function apiReference(routes: () => RouteDef[]) {
     app.use('/docs/assets', express.static(viewerDir, { index: false, maxAge: '1h' }));
   };
 }
-
-/** The reference of this server's own routes, as mounted by `pageExtras`. */
-export const mountApiReference = apiReference(() => allRoutes);

@@ -1,5 +1,5 @@
-import type { Deps } from '../shared/deps.js';
-import type { Workspace } from '../workspaces/workspaces.model.js';
+import type { Deps } from '../deps.js';
+import { type Workspace } from '../workspaces/workspaces.service.js';
 import { submissionStore, type NewSubmission, type Submission } from './submissions.model.js';
 
 export const INBOX_MAX_PAGE_SIZE = 100;

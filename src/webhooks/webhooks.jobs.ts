@@ -1,5 +1,5 @@
 import type { Job } from 'agenda';
-import type { Deps } from '../shared/deps.js';
+import type { Deps } from '../deps.js';
 import { DISPATCH_JOB, RETRY_JOB, dispatchWorkspace, leaseTtl, recordEvent, recoverDeliveries, retryDelivery } from './webhooks.service.js';
 
 /**

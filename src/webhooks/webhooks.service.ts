@@ -1,8 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Deps } from '../shared/deps.js';
+import { findWorkspace } from '../workspaces/workspaces.service.js';
+import type { Deps } from '../deps.js';
 import type { DomainEvent } from '../events/events.js';
-import { notFound } from '../http/errors.js';
-import { workspaceStore } from '../workspaces/workspaces.model.js';
+import { fail } from '../shared/errors.js';
 import { deliveryStore, leaseStore, type Delivery, type DeliveryAttempt, type DeliveryState } from './webhooks.model.js';
 import { postJson } from './webhooks.target.js';
 
@@ -55,7 +55,7 @@ export function signature(secret: string, webhookId: string, timestamp: number, 
 
 /** Subscriber of the event bus: stores the delivery before the publisher's request answers, then wakes a dispatcher. */
 export async function recordEvent(deps: Deps, event: DomainEvent): Promise<Delivery | null> {
-  const workspace = await workspaceStore(deps.db).byId(event.workspaceId);
+  const workspace = await findWorkspace(deps, event.workspaceId);
   if (!workspace?.webhookUrl) return null;
   const delivery = await deliveryStore(deps.db).create({
     workspaceId: workspace.id,
@@ -203,8 +203,8 @@ export async function retryDelivery(deps: Deps, deliveryId: string): Promise<Dat
 export async function redeliver(deps: Deps, workspaceId: string, deliveryId: string): Promise<Delivery> {
   const store = deliveryStore(deps.db);
   const original = await store.inWorkspace(workspaceId, deliveryId);
-  if (!original) throw notFound('delivery_not_found', 'No such webhook delivery in this workspace.');
-  const workspace = await workspaceStore(deps.db).byId(workspaceId);
+  if (!original) throw fail('delivery_not_found');
+  const workspace = await findWorkspace(deps, workspaceId);
   const url = workspace?.webhookUrl ?? original.url;
   const now = new Date();
   const copy = await store.create({

@@ -1,12 +1,11 @@
 import { existsSync } from 'node:fs';
+import { findWorkspaceBySlug } from '../workspaces/workspaces.service.js';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Express, Request, Response } from 'express';
-import type { Deps } from '../shared/deps.js';
+import type { Deps } from '../deps.js';
 import { revealKey } from '../credentials/credentials.service.js';
-import { workspaceStore } from '../workspaces/workspaces.model.js';
-import { DEMO_SLUG } from '../seed/seed.js';
 import { consolePage, demoPage } from './widget-host.pages.js';
 
 /** Path of the embeddable script; `GET /external/live-chat/bootstrap` returns it as `scriptPath`. */
@@ -48,7 +47,7 @@ function sendHtml(res: Response, html: string): void {
  * - `GET /demo` (not in production): a page embedding the widget for the seeded `demo` workspace.
  * - `GET /console`: a minimal agent console (log in, pick a conversation, reply, close) on the admin API.
  */
-export function widgetHost(app: Express, deps: Deps): void {
+export function widgetHost(app: Express, deps: Deps, options: { demoSlug: string }): void {
   app.get(WIDGET_SCRIPT_PATH, async (_req: Request, res: Response) => {
     if (!(await ensureBundle(deps))) {
       res.status(404).json({ code: 'widget_not_built', message: 'The widget bundle is missing; run `npm run build:widget`.' });
@@ -65,7 +64,7 @@ export function widgetHost(app: Express, deps: Deps): void {
 
   if (deps.config.NODE_ENV !== 'production') {
     app.get('/demo', async (_req: Request, res: Response) => {
-      const workspace = await workspaceStore(deps.db).bySlug(DEMO_SLUG);
+      const workspace = await findWorkspaceBySlug(deps, options.demoSlug);
       const publishableKey = workspace ? await revealKey(deps, workspace.id, 'publishable') : null;
       sendHtml(res, demoPage({ workspaceName: workspace?.name ?? null, publishableKey, scriptPath: WIDGET_SCRIPT_PATH }));
     });

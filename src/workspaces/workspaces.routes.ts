@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { route } from '../http/route.js';
-import { notFound } from '../http/errors.js';
-import { requireOperator, addMember } from '../auth/auth.service.js';
+import { fail } from '../shared/errors.js';
+import { requireOperator } from '../auth/auth.service.js';
+import { addMember } from './members.service.js';
 import { revealKey, rotateKey } from '../credentials/credentials.service.js';
 import {
   addMemberBody,
@@ -90,7 +91,7 @@ export const workspaceRoutes = [
     responses: { 200: { description: 'The live key.', schema: apiKeySchema } },
     handle: async ({ deps, workspace }) => {
       const apiKey = await revealKey(deps, workspace.id, 'workspace');
-      if (!apiKey) throw notFound('api_key_not_found', 'This workspace has no live API key.');
+      if (!apiKey) throw fail('api_key_not_found');
       return { body: { apiKey } };
     },
   }),

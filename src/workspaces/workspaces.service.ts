@@ -1,19 +1,20 @@
 import { isDuplicateKeyError } from '../db/mongo.js';
-import type { Deps } from '../shared/deps.js';
-import { AppError, conflict, validation } from '../http/errors.js';
+import type { Deps } from '../deps.js';
+import { fail, invalid } from '../shared/errors.js';
 import { rotateKey } from '../credentials/credentials.service.js';
-import { membershipStore } from '../auth/auth.model.js';
-import type { User } from '../auth/auth.model.js';
+import type { User } from '../auth/auth.service.js';
+import { membershipStore } from './members.model.js';
+export type { Workspace } from './workspaces.model.js';
 import { workspaceStore, type NewWorkspace, type Workspace, type WorkspacePatch } from './workspaces.model.js';
 
 export async function createWorkspace(deps: Deps, creator: User, input: NewWorkspace): Promise<{ workspace: Workspace; apiKey: string }> {
   const store = workspaceStore(deps.db);
-  if (await store.bySlug(input.slug)) throw conflict('slug_taken', 'A workspace with this slug exists.');
+  if (await store.bySlug(input.slug)) throw fail('workspace_slug_taken');
   let workspace: Workspace;
   try {
     workspace = await store.create(input);
   } catch (error) {
-    if (isDuplicateKeyError(error)) throw conflict('slug_taken', 'A workspace with this slug exists.');
+    if (isDuplicateKeyError(error)) throw fail('workspace_slug_taken');
     throw error;
   }
   await membershipStore(deps.db).upsert(workspace.id, creator.id, 'owner');
@@ -25,12 +26,20 @@ export async function updateWorkspace(deps: Deps, current: Workspace, patch: Wor
   const locales = patch.locales ?? current.locales;
   const defaultLocale = patch.defaultLocale ?? current.defaultLocale;
   if (!locales.includes(defaultLocale)) {
-    throw validation([{ path: 'defaultLocale', message: 'must be one of locales' }]);
+    throw invalid([{ path: 'defaultLocale', message: 'must be one of locales' }]);
   }
   const updated = await workspaceStore(deps.db).update(current.id, patch);
-  if (!updated) throw new AppError(404, 'workspace_not_found', 'No such workspace.');
+  if (!updated) throw fail('workspace_not_found');
   await deps.events.publish({ event: 'workspace.updated', workspaceId: updated.id, at: deps.clock.now().toISOString() });
   return updated;
+}
+
+export function findWorkspace(deps: Deps, workspaceId: string): Promise<Workspace | null> {
+  return workspaceStore(deps.db).byId(workspaceId);
+}
+
+export function findWorkspaceBySlug(deps: Deps, slug: string): Promise<Workspace | null> {
+  return workspaceStore(deps.db).bySlug(slug);
 }
 
 export async function workspacesOf(deps: Deps, user: User): Promise<Workspace[]> {

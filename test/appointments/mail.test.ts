@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { createWorkspace, eventually, OPERATOR, request, startTestNode } from '../support/harness.js';
-import type { HearthNode } from '../../src/server.js';
+import type { HearthNode } from '../../src/app/node.js';
 import { startSmtp, type ReceivedMail } from '../email/smtp.js';
 import { book, configure, everyDay, staff } from './helpers.js';
 

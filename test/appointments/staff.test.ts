@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createWorkspace, request, startTestNode } from '../support/harness.js';
-import type { HearthNode } from '../../src/server.js';
+import type { HearthNode } from '../../src/app/node.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { baseSettings, book, configure, staff, starts } from './helpers.js';
 import { cellStarts, cellStore } from '../../src/appointments/appointments.model.js';

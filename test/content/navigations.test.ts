@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, expect, test } from '@jest/globals';
 import { createWorkspace, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
-import type { HearthNode } from '../../src/server.js';
+import type { HearthNode } from '../../src/app/node.js';
 import type { DomainEvent } from '../../src/events/events.js';
 import { contentAdmin, expectIssue } from './content-helpers.js';
 

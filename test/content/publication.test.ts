@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, expect, test } from '@jest/globals';
 import { createWorkspace, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
-import type { HearthNode } from '../../src/server.js';
+import type { HearthNode } from '../../src/app/node.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import type { DomainEvent } from '../../src/events/events.js';
 import { contentAdmin } from './content-helpers.js';

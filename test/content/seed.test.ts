@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { createWorkspace, request, startTestNode } from '../support/harness.js';
-import type { HearthNode } from '../../src/server.js';
+import type { HearthNode } from '../../src/app/node.js';
 import { seedDemoContent } from '../../src/content/content.seed.js';
 import { workspaceStore } from '../../src/workspaces/workspaces.model.js';
 

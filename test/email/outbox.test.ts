@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { createWorkspace, eventually, request, startTestNode } from '../support/harness.js';
-import type { HearthNode } from '../../src/server.js';
+import type { HearthNode } from '../../src/app/node.js';
 import { queueEmail } from '../../src/email/email.service.js';
 import { startSmtp } from './smtp.js';
 

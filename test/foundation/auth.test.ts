@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createWorkspace, loginOperator, OPERATOR, request, startTestNode, uniqueDbName } from '../support/harness.js';
-import type { HearthNode } from '../../src/server.js';
+import type { HearthNode } from '../../src/app/node.js';
 import { ensureKey } from '../../src/credentials/credentials.service.js';
 import { route } from '../../src/http/route.js';
-import { allRoutes } from '../../src/http/routes.js';
+import { allRoutes } from '../../src/app/routes.js';
 
 // A publishable-only route, so the wrong-kind rule is tested independently of the live-chat domain.
 const publishableProbe = route({

@@ -2,9 +2,9 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { pino } from 'pino';
 import { createWorkspace, OPERATOR, request, startTestNode, uniqueDbName } from '../support/harness.js';
-import type { HearthNode } from '../../src/server.js';
+import type { HearthNode } from '../../src/app/node.js';
 import { route } from '../../src/http/route.js';
-import { allRoutes } from '../../src/http/routes.js';
+import { allRoutes } from '../../src/app/routes.js';
 import { startRedis } from '../support/services.js';
 
 const logLines: string[] = [];

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
-import type { HearthNode } from '../../src/server.js';
+import type { HearthNode } from '../../src/app/node.js';
 import { workspaceStore } from '../../src/workspaces/workspaces.model.js';
 import { startReceiver, type Behaviour } from './receiver.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createWorkspace, eventually, request, startTestNode } from '../support/harness.js';
-import type { HearthNode } from '../../src/server.js';
+import type { HearthNode } from '../../src/app/node.js';
 import { activateChat, agentSocket, createAgent, PUT_DEFAULTS } from './support.js';
 
 let node: HearthNode;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createWorkspace, request, startTestNode } from '../support/harness.js';
-import type { HearthNode } from '../../src/server.js';
+import type { HearthNode } from '../../src/app/node.js';
 import { signIdentity } from '../../src/identity/identity.service.js';
 import { activateChat, capturingLogger, identityFor, PUT_DEFAULTS, startChat } from './support.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Types } from 'mongoose';
 import { createWorkspace, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
-import type { HearthNode } from '../../src/server.js';
+import type { HearthNode } from '../../src/app/node.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { activateChat, identityFor, startChat } from './support.js';
 

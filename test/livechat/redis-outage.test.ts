@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { pino } from 'pino';
 import { createWorkspace, eventually, request, startTestNode } from '../support/harness.js';
 import { startRedis, type RunningService } from '../support/services.js';
-import type { HearthNode } from '../../src/server.js';
+import type { HearthNode } from '../../src/app/node.js';
 import type { MessageCreated } from '../../src/realtime/events.js';
 import { activateChat, record, startChat, widgetSocket } from './support.js';
 

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { z } from 'zod';
 import { createWorkspace, eventually, request, startTestNode } from '../support/harness.js';
-import type { HearthNode } from '../../src/server.js';
+import type { HearthNode } from '../../src/app/node.js';
 import { route } from '../../src/http/route.js';
-import { AppError, conflict } from '../../src/http/errors.js';
-import { allRoutes } from '../../src/http/routes.js';
+import { fail } from '../../src/shared/errors.js';
+import { allRoutes } from '../../src/app/routes.js';
 import { buildOpenApiDocument } from '../../src/openapi/document.js';
-import type { RecordedAnswer } from '../../src/openapi/recorder.js';
+import type { RecordedAnswer } from '../../src/http/recorder.js';
 import { contractChecker, readAnswers } from './support/contract.js';
 
 // The recorder and the replay on a node whose routes misbehave on purpose. Its answers go to a
@@ -37,9 +37,9 @@ const testRoutes = [
         case 'undeclared-2xx':
           return { status: 202, body: { id: '1', name: 'a' } };
         case 'undeclared-error':
-          throw new AppError(418, 'teapot', 'No.');
+          throw fail('forbidden');
         case 'declared-error':
-          throw conflict('taken', 'Declared conflict.');
+          throw fail('email_taken');
         case 'empty':
           return { status: 200 };
       }
@@ -101,7 +101,7 @@ describe('the replay', () => {
     ['extra-field', { kind: 'schema', detail: '(body) must NOT have additional properties "secret"' }],
     ['wrong-type', { kind: 'schema', detail: '/id must be string' }],
     ['undeclared-2xx', { kind: 'undeclared-status', status: 202 }],
-    ['undeclared-error', { kind: 'undeclared-status', status: 418 }],
+    ['undeclared-error', { kind: 'undeclared-status', status: 403 }],
     ['empty', { kind: 'schema', detail: 'the declaration has a JSON body, but the answer had none' }],
   ])('%s', async (mode, expected) => {
     const ws = await createWorkspace(node.url);

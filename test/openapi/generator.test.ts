@@ -47,8 +47,8 @@ describe('paths and operation ids', () => {
 
   test('path tokens are described on the parameter and the operation needs no key', () => {
     const { op } = only([
-      route({ method: 'get', path: '/external/live-chat/conversations/:token/messages', summary: 'x', tags: ['T'], auth: 'none', responses: { 200: { description: 'ok' } }, handle: ok }),
-      route({ method: 'post', path: '/external/appointments/requests/:token/cancel', summary: 'x', tags: ['T'], auth: 'none', responses: { 200: { description: 'ok' } }, handle: ok }),
+      route({ method: 'get', path: '/external/live-chat/conversations/:token/messages', summary: 'x', tags: ['T'], auth: 'conversationToken', responses: { 200: { description: 'ok' } }, handle: ok }),
+      route({ method: 'post', path: '/external/appointments/requests/:token/cancel', summary: 'x', tags: ['T'], auth: 'cancellationToken', responses: { 200: { description: 'ok' } }, handle: ok }),
     ]);
     const chat = op('/external/live-chat/conversations/{token}/messages');
     expect(chat.security).toEqual([]);

@@ -1,5 +1,5 @@
 import { expect, test } from '@jest/globals';
-import { allRoutes } from '../../src/http/routes.js';
+import { allRoutes } from '../../src/app/routes.js';
 import { buildOpenApiDocument } from '../../src/openapi/document.js';
 import { contractChecker, DEFAULT_ANSWERS_DIR, readAnswers, summarize } from './support/contract.js';
 

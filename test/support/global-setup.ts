@@ -10,6 +10,8 @@ import type { RunningService } from './services.js';
  * module mapper, so the TypeScript services are imported through tsx.)
  */
 export default async function globalSetup(): Promise<void> {
+  const { ensureSystemTools } = (await tsImport('./system-tools.ts', import.meta.url)) as typeof import('./system-tools.js');
+  process.env.CHROMIUM_PATH = ensureSystemTools().chromium;
   const { startEngine, startRedis } = (await tsImport('./services.ts', import.meta.url)) as typeof import('./services.js');
   const started: RunningService[] = [];
   // Nodes record every answer of a declared route here; jest.contract.config.js replays them against the OpenAPI document.

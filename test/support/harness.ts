@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 import { loadConfig } from '../../src/config/config.js';
-import { createNode, type HearthNode, type NodeOptions } from '../../src/server.js';
+import { createNode, type HearthNode, type NodeOptions } from '../../src/app/node.js';
 import type { Clock } from '../../src/shared/clock.js';
 
 export const OPERATOR = { email: 'operator@test.local', password: 'operator-password' };

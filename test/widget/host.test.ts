@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { createWorkspace, startTestNode } from '../support/harness.js';
-import type { HearthNode } from '../../src/server.js';
+import type { HearthNode } from '../../src/app/node.js';
 import { ensureKey } from '../../src/credentials/credentials.service.js';
 import { buildWidget, WIDGET_OUTFILE } from '../../scripts/build-widget.mjs';
 

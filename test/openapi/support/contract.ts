@@ -6,7 +6,7 @@ import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 import { toOpenApiPath, type OpenApiDocument } from '../../../src/openapi/document.js';
-import type { RecordedAnswer } from '../../../src/openapi/recorder.js';
+import type { RecordedAnswer } from '../../../src/http/recorder.js';
 
 type AjvCtor = typeof import('ajv/dist/2020.js').default;
 const Ajv2020 = ((Ajv2020Module as unknown as { default?: AjvCtor }).default ?? Ajv2020Module) as AjvCtor;

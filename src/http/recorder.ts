@@ -1,8 +1,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Request, Response } from 'express';
-import type { RouteDef } from '../http/route.js';
-import { redactUrl } from '../http/middleware.js';
+import type { Response } from 'express';
+import type { RouteDef } from './route.js';
 
 /** One answer as the contract test replays it against the declared response schema. */
 export interface RecordedAnswer {
@@ -21,10 +20,10 @@ export interface RecordedAnswer {
  * `RECORD_RESPONSES_DIR` is set (the test run sets it; production never does). Error answers are
  * recorded too: they are sent by the error handler, so the body is taken at `res.json`.
  */
-export function responseRecorder(dir: string): (def: RouteDef, req: Request, res: Response) => void {
+export function responseRecorder(dir: string): (def: RouteDef, redactedUrl: string, res: Response) => void {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `answers-${process.pid}.jsonl`);
-  return (def, req, res) => {
+  return (def, redactedUrl, res) => {
     let body: unknown;
     let sentJson = false;
     const json = res.json.bind(res);
@@ -34,7 +33,7 @@ export function responseRecorder(dir: string): (def: RouteDef, req: Request, res
       return json(value);
     };
     res.once('finish', () => {
-      const answer: RecordedAnswer = { method: def.method, path: def.path, status: res.statusCode, url: redactUrl(req.originalUrl) };
+      const answer: RecordedAnswer = { method: def.method, path: def.path, status: res.statusCode, url: redactedUrl };
       if (sentJson) answer.body = body === undefined ? null : JSON.parse(JSON.stringify(body));
       const line = JSON.stringify(answer) + '\n';
       try {

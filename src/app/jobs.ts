@@ -1,4 +1,4 @@
-import type { Deps } from '../shared/deps.js';
+import type { Deps } from '../deps.js';
 import { registerEmailJobs } from '../email/email.jobs.js';
 import { registerWebhookJobs } from '../webhooks/webhooks.jobs.js';
 

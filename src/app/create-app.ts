@@ -1,9 +1,11 @@
 import express, { type Express } from 'express';
-import type { Deps } from '../shared/deps.js';
-import { mountRoutes } from './mount.js';
+import type { Deps } from '../deps.js';
+import { mountRoutes } from '../http/mount.js';
+import type { RouteDef } from '../http/route.js';
+import { errorHandler, externalCors, notFoundHandler, varyByCredential } from '../http/middleware.js';
+import { requestLogger, urlRedactor } from '../http/request-log.js';
+import { authenticate } from '../access/authenticate.js';
 import { allRoutes } from './routes.js';
-import type { RouteDef } from './route.js';
-import { errorHandler, externalCors, externalRateLimit, notFoundHandler, requestLogger } from './middleware.js';
 
 export interface AppOptions {
   routes?: RouteDef[];
@@ -13,21 +15,17 @@ export interface AppOptions {
 
 /** Builds the HTTP app from its dependencies; `createNode` listens, tests build it with real parts. */
 export function createApp(deps: Deps, options: AppOptions = {}): Express {
+  const routes = options.routes ?? allRoutes;
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
-  app.use(requestLogger(deps));
+  app.use(requestLogger(deps.logger, urlRedactor(routes)));
   app.use('/external', externalCors);
-  app.use('/external', externalRateLimit(deps));
   app.use(express.json({ limit: `${deps.config.BODY_LIMIT_KB}kb`, strict: true }));
-  // Content answers differ per credential; shared caches must key on it.
-  app.use('/external', (_req, res, next) => {
-    res.setHeader('Vary', 'X-Api-Key, X-Publishable-Key');
-    next();
-  });
-  mountRoutes(app, deps, options.routes ?? allRoutes);
+  app.use('/external', varyByCredential);
+  mountRoutes(app, deps, routes, authenticate);
   for (const extra of options.extras ?? []) extra(app, deps);
   app.use(notFoundHandler);
-  app.use(errorHandler(deps));
+  app.use(errorHandler(deps.logger, deps.config.BODY_LIMIT_KB));
   return app;
 }

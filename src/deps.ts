@@ -1,13 +1,13 @@
 import type { Connection } from 'mongoose';
 import type { Logger } from 'pino';
-import type { Config } from '../config/config.js';
-import type { RedisClient } from '../db/redis.js';
-import type { EventBus } from '../events/events.js';
-import type { Realtime } from '../realtime/realtime.js';
-import type { JobQueue } from '../jobs/jobs.js';
-import type { Clock } from './clock.js';
-import type { Counters } from './counters.js';
-import type { SecretBox } from './crypto.js';
+import type { Config } from './config/config.js';
+import type { RedisClient } from './db/redis.js';
+import type { EventBus } from './events/events.js';
+import type { Realtime } from './realtime/realtime.js';
+import type { JobQueue } from './jobs/jobs.js';
+import type { Clock } from './shared/clock.js';
+import type { Counters } from './db/counters.js';
+import type { SecretBox } from './shared/crypto.js';
 
 /** Everything a service needs, wired once by `createNode`; tests build it from the same real parts. */
 export interface Deps {

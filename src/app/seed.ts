@@ -1,7 +1,7 @@
-import type { Deps } from '../shared/deps.js';
-import { userStore } from '../auth/auth.model.js';
+import type { Deps } from '../deps.js';
+import { type Workspace, findWorkspaceBySlug } from '../workspaces/workspaces.service.js';
+import { findUserByEmail } from '../auth/auth.service.js';
 import { createWorkspace } from '../workspaces/workspaces.service.js';
-import { workspaceStore, type Workspace } from '../workspaces/workspaces.model.js';
 import { ensureKey, revealKey } from '../credentials/credentials.service.js';
 
 export const DEMO_SLUG = 'demo';
@@ -20,10 +20,10 @@ export interface DemoSeed {
 export type DemoSeeder = (deps: Deps, workspace: Workspace) => Promise<void>;
 
 export async function seedDemo(deps: Deps, ownerEmail: string, seeders: DemoSeeder[]): Promise<DemoSeed> {
-  const existing = await workspaceStore(deps.db).bySlug(DEMO_SLUG);
+  const existing = await findWorkspaceBySlug(deps, DEMO_SLUG);
   let workspace = existing;
   if (!workspace) {
-    const owner = await userStore(deps.db).byEmailWithHash(ownerEmail);
+    const owner = await findUserByEmail(deps, ownerEmail);
     if (!owner) throw new Error(`seed: no user ${ownerEmail} to own the demo workspace`);
     ({ workspace } = await createWorkspace(deps, owner, {
       slug: DEMO_SLUG,

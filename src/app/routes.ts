@@ -1,4 +1,4 @@
-import type { RouteDef } from './route.js';
+import type { RouteDef } from '../http/route.js';
 import { healthRoutes } from './health.routes.js';
 import { authRoutes } from '../auth/auth.routes.js';
 import { workspaceRoutes } from '../workspaces/workspaces.routes.js';

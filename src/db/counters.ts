@@ -1,6 +1,6 @@
-import type { RedisClient } from '../db/redis.js';
+import type { RedisClient } from './redis.js';
 import type { Logger } from 'pino';
-import type { Clock } from './clock.js';
+import type { Clock } from '../shared/clock.js';
 
 export interface WindowCount {
   count: number;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { route } from './route.js';
+import { route } from '../http/route.js';
 import { pingMongo } from '../db/mongo.js';
 import { pingRedis } from '../db/redis.js';
 

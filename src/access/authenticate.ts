@@ -1,0 +1,84 @@
+import type { Request } from 'express';
+import type { Deps } from '../deps.js';
+import type { Authentication, AuthMode, RouteDef } from '../http/route.js';
+import { sha256Hex } from '../shared/crypto.js';
+import { fail } from '../shared/errors.js';
+import { credentialKindOf, resolveKey, type CredentialKind } from '../credentials/credentials.service.js';
+import { resolveSession } from '../auth/auth.service.js';
+import { findWorkspace } from '../workspaces/workspaces.service.js';
+import { accessWorkspace } from '../workspaces/members.service.js';
+import type { KeyPrincipal } from './principals.js';
+import './principals.js';
+
+function header(req: Request, name: string): string | undefined {
+  const value = req.get(name);
+  return value && value.trim() ? value.trim() : undefined;
+}
+
+/** The key a request presents, from either header (or the `publishableKey` query on GET). */
+function presentedKey(req: Request): string | undefined {
+  const fromQuery = req.method === 'GET' && typeof req.query.publishableKey === 'string' ? req.query.publishableKey : undefined;
+  return header(req, 'x-api-key') ?? header(req, 'x-publishable-key') ?? fromQuery;
+}
+
+const ACCEPTS: Partial<Record<AuthMode, CredentialKind[]>> = {
+  workspaceKey: ['workspace'],
+  publishableKey: ['publishable'],
+  publishableKeyOptional: ['publishable'],
+  workspaceOrPublishableKey: ['workspace', 'publishable'],
+};
+
+/** A credential's rate-limit subject: a hash, so neither counters nor logs hold the secret. */
+const subjectOf = (credential: string) => `cred:${sha256Hex(credential)}`;
+
+async function resolveWorkspaceCredential(deps: Deps, req: Request, mode: AuthMode): Promise<Authentication> {
+  const accepted = ACCEPTS[mode]!;
+  const key = presentedKey(req);
+  const lenient = mode === 'publishableKeyOptional';
+  const anonymous = { context: { workspace: null, credentialKind: null } };
+  if (!key) {
+    if (lenient) return anonymous;
+    throw fail('missing_credential');
+  }
+  const kind = credentialKindOf(key);
+  if (kind && !accepted.includes(kind)) throw fail('wrong_credential_kind');
+  const resolved = await resolveKey(deps, key);
+  const workspace = resolved ? await findWorkspace(deps, resolved.workspaceId) : null;
+  if (!resolved || !workspace) {
+    if (lenient) return anonymous;
+    throw fail('invalid_credential');
+  }
+  const principal: KeyPrincipal = { workspace, credentialKind: resolved.kind };
+  return { context: principal, rateSubject: subjectOf(key) };
+}
+
+function bearerToken(req: Request): string {
+  const match = /^Bearer\s+(\S+)$/i.exec(header(req, 'authorization') ?? '');
+  if (!match) throw fail('missing_session');
+  return match[1];
+}
+
+/**
+ * Resolves the credential a route declares (its `auth` mode) into the handler's principal, once per
+ * request, and names what the request is rate limited by: the credential it presented.
+ */
+export async function authenticate(deps: Deps, def: RouteDef, req: Request): Promise<Authentication> {
+  switch (def.auth) {
+    case 'none':
+      return { context: {} };
+    case 'conversationToken':
+    case 'cancellationToken':
+      // The domain service looks the token up; here it is the subject of the limit.
+      return { context: {}, rateSubject: subjectOf(String(req.params.token)) };
+    case 'session':
+    case 'member': {
+      const user = await resolveSession(deps, bearerToken(req));
+      if (!user) throw fail('invalid_session');
+      if (def.auth === 'session') return { context: { user } };
+      const access = await accessWorkspace(deps, user, String(req.params.wid), def.role ?? 'agent');
+      return { context: { user, ...access } };
+    }
+    default:
+      return resolveWorkspaceCredential(deps, req, def.auth);
+  }
+}

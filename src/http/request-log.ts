@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { pinoHttp } from 'pino-http';
+import type { Logger } from 'pino';
+import { secretParamsOf, type RouteDef } from './route.js';
+
+const SECRET_QUERY = /([?&](?:publishableKey|secret|token|key)=)[^&]*/gi;
+
+/** Key-bearing query values never reach a log line. */
+export function redactQuery(url: string): string {
+  return url.replace(SECRET_QUERY, '$1[redacted]');
+}
+
+/**
+ * Builds the URL redactor of a route table: a request matching a route with secret path parameters
+ * (see `secretParamsOf`) has those segments logged as `[redacted]`, and key-bearing query values are
+ * hidden everywhere. It runs when the request arrives, before routing, because the log line's request
+ * fields are bound then.
+ */
+export function urlRedactor(routes: Pick<RouteDef, 'method' | 'path' | 'auth'>[]): (method: string, url: string) => string {
+  const secretRoutes = routes
+    .filter((def) => secretParamsOf(def).length > 0)
+    .map((def) => ({ method: def.method.toUpperCase(), segments: def.path.split('/'), secrets: secretParamsOf(def).map((name) => `:${name}`) }));
+  return (method, url) => {
+    const queryAt = url.indexOf('?');
+    const path = queryAt >= 0 ? url.slice(0, queryAt) : url;
+    const query = queryAt >= 0 ? redactQuery(url.slice(queryAt)) : '';
+    const parts = path.split('/');
+    const route = secretRoutes.find(
+      (candidate) =>
+        candidate.method === method &&
+        candidate.segments.length === parts.length &&
+        candidate.segments.every((segment, index) => segment.startsWith(':') || segment === parts[index]),
+    );
+    if (!route) return path + query;
+    return route.segments.map((segment, index) => (route.secrets.includes(segment) ? '[redacted]' : parts[index])).join('/') + query;
+  };
+}
+
+export function requestLogger(logger: Logger, redact: (method: string, url: string) => string) {
+  return pinoHttp({
+    logger,
+    genReqId: (req, res) => {
+      const incoming = req.headers['x-request-id'];
+      const id = typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+      res.setHeader('X-Request-Id', id);
+      return id;
+    },
+    // Only these fields are logged: headers (keys, bearer tokens) never are.
+    serializers: {
+      req: (req: { id: string; method: string; raw: IncomingMessage }) => ({ id: req.id, method: req.method, url: redact(req.method, req.raw.url ?? '') }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+    },
+    customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+  });
+}
