@@ -1,6 +1,8 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
+import { tenantScope } from '../db/tenant-store.js';
+import type { PageRequest } from '../shared/paging.js';
 
 export interface Submission {
   id: string;
@@ -89,12 +91,8 @@ export function submissionStore(db: Connection) {
       });
       return toSubmission(doc.toObject());
     },
-    async list(workspaceId: string, skip: number, limit: number): Promise<{ items: Submission[]; total: number }> {
-      const filter = { workspaceId: new Types.ObjectId(workspaceId) };
-      const [docs, total] = await Promise.all([
-        model.find(filter).sort({ createdAt: -1, _id: -1 }).skip(skip).limit(limit).lean<SubmissionDoc[]>(),
-        model.countDocuments(filter),
-      ]);
+    async list(workspaceId: string, request: PageRequest): Promise<{ items: Submission[]; total: number }> {
+      const { docs, total } = await tenantScope(model).page(workspaceId, {}, { createdAt: -1, _id: -1 }, request);
       return { items: docs.map(toSubmission), total };
     },
   };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageInfoSchema } from '../shared/paging.js';
 import { jsonObjectSchema } from '../workspaces/workspaces.schemas.js';
 
 /** The spec's bounds, inclusive: the limit passes, limit + 1 fails with an issue on that field. */
@@ -45,14 +46,7 @@ export const inboxQuery = z.object({ page: positiveIntParam.optional(), limit: p
 
 export const inboxSchema = z.object({
   items: z.array(submissionSchema),
-  pageInfo: z.object({
-    page: z.number().int(),
-    limit: z.number().int(),
-    total: z.number().int(),
-    totalPages: z.number().int(),
-    hasNext: z.boolean(),
-    hasPrev: z.boolean(),
-  }),
+  pageInfo: pageInfoSchema,
 });
 
 export const widParams = z.object({ wid: z.string() });

@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.js';
+import { pageOf } from '../shared/paging.js';
 import { type Workspace } from '../workspaces/workspaces.service.js';
 import { submissionStore, type NewSubmission, type Submission } from './submissions.model.js';
 
@@ -11,12 +12,8 @@ export async function submit(deps: Deps, workspace: Workspace, input: Omit<NewSu
 export async function inbox(deps: Deps, workspace: Workspace, query: { page?: number; limit?: number }) {
   const page = query.page ?? 1;
   const limit = Math.min(query.limit ?? 50, INBOX_MAX_PAGE_SIZE);
-  const { items, total } = await submissionStore(deps.db).list(workspace.id, (page - 1) * limit, limit);
-  const totalPages = Math.ceil(total / limit);
-  return {
-    items: items.map(toSubmissionBody),
-    pageInfo: { page, limit, total, totalPages, hasNext: page < totalPages, hasPrev: page > 1 },
-  };
+  const { items, total } = await submissionStore(deps.db).list(workspace.id, { page, limit });
+  return pageOf({ page, limit }, items.map(toSubmissionBody), total);
 }
 
 export function toSubmissionBody(submission: Submission) {

@@ -1,0 +1,73 @@
+import { Types, type Model, type QueryFilter, type UpdateQuery } from 'mongoose';
+import { isObjectIdHex } from '../shared/ids.js';
+import { offsetOf, type PageRequest } from '../shared/paging.js';
+
+/** A stored document of one workspace. */
+export interface TenantDoc {
+  _id: Types.ObjectId;
+  workspaceId: Types.ObjectId;
+}
+
+type Sort = Record<string, 1 | -1>;
+
+/**
+ * The one way model files query tenant data: every filter is built here with the workspace id first,
+ * so a query that forgets the tenant cannot be written. Point reads go by `_id` alone (FerretDB 1.x
+ * scans on any other filter; MongoDB answers both from an index) and the tenant is checked in code.
+ * Not found is always `null`.
+ */
+export function tenantScope<D extends TenantDoc>(model: Model<D>) {
+  const scoped = (workspaceId: string, filter: QueryFilter<D> = {}): QueryFilter<D> =>
+    ({ ...filter, workspaceId: new Types.ObjectId(workspaceId) }) as QueryFilter<D>;
+  const owns = (workspaceId: string, doc: D | null): D | null => (doc && doc.workspaceId.toHexString() === workspaceId ? doc : null);
+
+  return {
+    filter: scoped,
+
+    async byId(workspaceId: string, id: string): Promise<D | null> {
+      if (!isObjectIdHex(id) || !isObjectIdHex(workspaceId)) return null;
+      return owns(workspaceId, await model.findById(id).lean<D>());
+    },
+
+    async findOne(workspaceId: string, filter: QueryFilter<D>, sort?: Sort): Promise<D | null> {
+      const query = model.findOne(scoped(workspaceId, filter));
+      return (sort ? query.sort(sort) : query).lean<D>();
+    },
+
+    async find(workspaceId: string, filter: QueryFilter<D> = {}, options: { sort?: Sort; limit?: number } = {}): Promise<D[]> {
+      let query = model.find(scoped(workspaceId, filter));
+      if (options.sort) query = query.sort(options.sort);
+      if (options.limit !== undefined) query = query.limit(options.limit);
+      return query.lean<D[]>();
+    },
+
+    /** One page and the total in parallel. */
+    async page(workspaceId: string, filter: QueryFilter<D>, sort: Sort, request: PageRequest): Promise<{ docs: D[]; total: number }> {
+      const where = scoped(workspaceId, filter);
+      const [docs, total] = await Promise.all([
+        model.find(where).sort(sort).skip(offsetOf(request)).limit(request.limit).lean<D[]>(),
+        model.countDocuments(where),
+      ]);
+      return { docs, total };
+    },
+
+    count(workspaceId: string, filter: QueryFilter<D> = {}): Promise<number> {
+      return model.countDocuments(scoped(workspaceId, filter));
+    },
+
+    /** Updates the workspace's document with this id; null when there is none. */
+    async updateById(workspaceId: string, id: string, update: UpdateQuery<D>): Promise<D | null> {
+      if (!isObjectIdHex(id)) return null;
+      return model.findOneAndUpdate(scoped(workspaceId, { _id: id } as QueryFilter<D>), update, { returnDocument: 'after' }).lean<D>();
+    },
+
+    /** True when the workspace had a document with this id. */
+    async deleteById(workspaceId: string, id: string): Promise<boolean> {
+      if (!isObjectIdHex(id)) return false;
+      const result = await model.deleteOne(scoped(workspaceId, { _id: id } as QueryFilter<D>));
+      return result.deletedCount === 1;
+    },
+  };
+}
+
+export type TenantScope<D extends TenantDoc> = ReturnType<typeof tenantScope<D>>;
