@@ -35,8 +35,20 @@ export interface HearthNode {
   stop(): Promise<void>;
 }
 
-/** Wires one server node from real parts and starts listening; `stop` shuts it down gracefully. */
-export async function createNode(options: NodeOptions): Promise<HearthNode> {
+export interface Wiring {
+  deps: Deps;
+  /** Brings back job work a previous run left (worker nodes call it once jobs run). */
+  recoverJobs(): Promise<void>;
+  /** Closes what `wire` opened: jobs, database, Redis. */
+  close(): Promise<void>;
+}
+
+/**
+ * Wires the services of one node from real parts, without HTTP: database (indexes created), Redis,
+ * Socket.IO server, job queue and its handlers, domain events, the first operator. `createNode` adds
+ * the HTTP server; service tests use this alone.
+ */
+export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
   const { config } = options;
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL });
   const clock = options.clock ?? systemClock;
@@ -62,6 +74,23 @@ export async function createNode(options: NodeOptions): Promise<HearthNode> {
   await bootstrapOperator(deps);
   const jobRegistry = registerJobs(deps);
   registerLiveChatSockets(deps);
+  return {
+    deps,
+    recoverJobs: () => jobRegistry.recover(),
+    close: async () => {
+      await jobs.stop();
+      await db.close();
+      if (redis) await redis.quit().catch(() => undefined);
+    },
+  };
+}
+
+/** Wires one server node from real parts and starts listening; `stop` shuts it down gracefully. */
+export async function createNode(options: NodeOptions): Promise<HearthNode> {
+  const { config } = options;
+  const wiring = await wire(options);
+  const { deps } = wiring;
+  const { realtime, jobs } = deps;
 
   const app = createApp(deps, { extras: pageExtras, ...options.app });
   const server = createServer(app);
@@ -70,7 +99,7 @@ export async function createNode(options: NodeOptions): Promise<HearthNode> {
   if (config.NODE_ROLE !== 'api') {
     await jobs.start();
     // Work left behind by a previous run (mails kept unsent, deliveries not yet attempted) gets its jobs.
-    await jobRegistry.recover();
+    await wiring.recoverJobs();
   }
 
   const { port } = server.address() as AddressInfo;
@@ -88,9 +117,7 @@ export async function createNode(options: NodeOptions): Promise<HearthNode> {
       await closed;
       clearInterval(reapIdle);
       clearTimeout(force);
-      await jobs.stop();
-      await db.close();
-      if (redis) await redis.quit().catch(() => undefined);
+      await wiring.close();
     })());
 
   return { deps, app, server, url: `http://${host}:${port}`, stop };

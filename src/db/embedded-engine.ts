@@ -75,15 +75,24 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
   throw new EngineUnavailableError(`FerretDB did not listen on port ${port} within ${timeoutMs} ms`);
 }
 
-export async function startFerretDb(options: { binary: string; dataDir: string; port?: number; log?: (line: string) => void }): Promise<EmbeddedEngine> {
+export interface FerretDbOptions {
+  binary: string;
+  /** SQLite files (without `postgresqlUrl`) and FerretDB's state. */
+  dataDir: string;
+  /** Store in this PostgreSQL database instead of SQLite (5-15x faster point reads and updates). */
+  postgresqlUrl?: string;
+  port?: number;
+  log?: (line: string) => void;
+}
+
+export async function startFerretDb(options: FerretDbOptions): Promise<EmbeddedEngine> {
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const port = options.port ?? (await freePort());
   const child = spawn(
     options.binary,
     [
-      '--handler=sqlite',
-      `--sqlite-url=file:${dataDir}/`,
+      ...(options.postgresqlUrl ? ['--handler=postgresql', `--postgresql-url=${options.postgresqlUrl}`] : ['--handler=sqlite', `--sqlite-url=file:${dataDir}/`]),
       `--state-dir=${dataDir}`,
       `--listen-addr=127.0.0.1:${port}`,
       '--debug-addr=-',
@@ -102,7 +111,7 @@ export async function startFerretDb(options: { binary: string; dataDir: string; 
     child.kill('SIGKILL');
     throw new EngineUnavailableError(`${(error as Error).message}\n${stderr}`);
   }
-  options.log?.(`FerretDB listening on 127.0.0.1:${port} (data in ${dataDir})`);
+  options.log?.(`FerretDB listening on 127.0.0.1:${port} (data in ${options.postgresqlUrl ? 'PostgreSQL' : dataDir})`);
   return {
     uri: `mongodb://127.0.0.1:${port}/`,
     stop: () =>

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +7,8 @@ import { findFerretDb, freePort, installFerretDb, startFerretDb } from '../../sr
 
 export interface RunningService {
   url: string;
+  /** For engines: `ferretdb-postgresql` or `ferretdb-sqlite`. */
+  kind?: string;
   port: number;
   stop(): Promise<void>;
 }
@@ -42,17 +44,46 @@ export async function startRedis(port?: number): Promise<RunningService> {
   return { url: `redis://127.0.0.1:${chosen}`, port: chosen, stop: () => stopChild(child) };
 }
 
-/** A private FerretDB in a temporary directory. */
+const POSTGRES = { host: '127.0.0.1', port: 5432 };
+
+async function portOpen(host: string, port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = connect(port, host);
+    socket.setTimeout(1_000, () => (socket.destroy(), done(false)));
+    socket.once('connect', () => (socket.destroy(), done(true)));
+    socket.once('error', () => done(false));
+  });
+}
+
+/**
+ * A fresh PostgreSQL database for FerretDB's faster handler, when a local PostgreSQL (trust auth) and
+ * `psql` are there and `HEARTH_TEST_ENGINE` does not ask for SQLite; otherwise null (SQLite).
+ */
+async function privatePostgresDatabase(): Promise<{ url: string; drop(): void } | null> {
+  if (process.env.HEARTH_TEST_ENGINE === 'sqlite') return null;
+  if (!(await portOpen(POSTGRES.host, POSTGRES.port))) return null;
+  const name = `hearth_test_${Date.now().toString(36)}_${process.pid}`;
+  const psql = (sql: string) =>
+    spawnSync('psql', ['-h', POSTGRES.host, '-p', String(POSTGRES.port), '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qc', sql], { encoding: 'utf8' });
+  const created = psql(`CREATE DATABASE ${name}`);
+  if (created.error || created.status !== 0) return null;
+  return { url: `postgres://postgres@${POSTGRES.host}:${POSTGRES.port}/${name}`, drop: () => void psql(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/** A private FerretDB in a temporary directory (on a private PostgreSQL database when one can be made). */
 export async function startEngine(): Promise<RunningService> {
   const dir = mkdtempSync(join(tmpdir(), 'hearth-ferretdb-'));
   const binary = findFerretDb(process.env.FERRETDB_BIN) ?? installFerretDb(join(import.meta.dirname, '..', '..'), console.log);
-  const engine = await startFerretDb({ binary, dataDir: dir });
+  const postgres = await privatePostgresDatabase();
+  const engine = await startFerretDb({ binary, dataDir: dir, postgresqlUrl: postgres?.url });
   const port = Number(new URL(engine.uri).port);
   return {
     url: engine.uri,
+    kind: postgres ? 'ferretdb-postgresql' : 'ferretdb-sqlite',
     port,
     stop: async () => {
       await engine.stop();
+      postgres?.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config/config.js';
+import { wire, type NodeOptions, type Wiring } from '../../src/app/node.js';
+import type { Clock } from '../../src/shared/clock.js';
+import type { Deps } from '../../src/deps.js';
+import { createWorkspace, type Workspace } from '../../src/workspaces/workspaces.service.js';
+import { findUserByEmail } from '../../src/auth/auth.service.js';
+import { OPERATOR, uniqueDbName } from './harness.js';
+
+/**
+ * The lower test layer: the services of one node on a real database (and Redis when asked), without an
+ * HTTP server, sockets or running jobs. Service tests call domain services directly with these deps;
+ * HTTP tests (harness.ts) keep what the edge owns: statuses, headers, CORS, auth, the contract.
+ */
+export interface ServiceHarness extends Wiring {
+  deps: Deps;
+}
+
+export async function startServices(options: { redis?: boolean; clock?: Clock; env?: Record<string, string>; dbName?: string } = {}): Promise<ServiceHarness> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    MONGODB_URI: process.env.TEST_MONGODB_URI,
+    MONGODB_DB: options.dbName ?? uniqueDbName('s'),
+    REDIS_URL: options.redis ? process.env.TEST_REDIS_URL : undefined,
+    ADMIN_EMAIL: OPERATOR.email,
+    ADMIN_PASSWORD: OPERATOR.password,
+    KEY_ENCRYPTION_SECRET: 'test-secret-test-secret-test-secret-000',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    LOG_LEVEL: 'silent',
+    ...options.env,
+  });
+  return wire({ config: config as NodeOptions['config'], clock: options.clock, logger: pino({ level: 'silent' }) });
+}
+
+/** A fresh workspace owned by the operator, made through the workspaces service. */
+export async function newWorkspace(deps: Deps, overrides: { locales?: string[]; defaultLocale?: string } = {}): Promise<{ workspace: Workspace; apiKey: string }> {
+  const operator = await findUserByEmail(deps, OPERATOR.email);
+  if (!operator) throw new Error('the operator was not bootstrapped');
+  return createWorkspace(deps, operator, {
+    slug: `svc-${randomBytes(4).toString('hex')}`,
+    name: 'Service test workspace',
+    locales: overrides.locales ?? ['en', 'de'],
+    defaultLocale: overrides.defaultLocale ?? 'en',
+  });
+}
