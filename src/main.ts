@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
-import { EngineUnavailableError, findFerretDb, installFerretDb, startFerretDb, type EmbeddedEngine } from './db/embedded-engine.js';
+import { EngineUnavailableError, findFerretDb, installFerretDb, superviseFerretDb, type EmbeddedEngine } from './db/embedded-engine.js';
 import { randomToken } from './shared/crypto.js';
 import { createNode } from './app/node.js';
 import { seedDemo } from './app/seed.js';
@@ -46,7 +46,11 @@ async function main(): Promise<void> {
   if (!mongoUri) {
     try {
       const binary = findFerretDb(config.FERRETDB_BIN) ?? installFerretDb(projectRoot, (line) => logger.info(line));
-      engine = await startFerretDb({ binary, dataDir: join(dataDir, 'ferretdb'), log: (line) => logger.info(line) });
+      engine = await superviseFerretDb({ binary, dataDir: join(dataDir, 'ferretdb'), log: (line) => logger.info(line) }, {
+        info: (message) => logger.info(message),
+        warn: (message) => logger.warn(message),
+        error: (message) => logger.error(message),
+      });
       mongoUri = engine.uri;
     } catch (error) {
       console.error(error instanceof EngineUnavailableError ? error.message : error);

@@ -28,8 +28,25 @@ const ACCEPTS: Partial<Record<AuthMode, CredentialKind[]>> = {
   workspaceOrPublishableKey: ['workspace', 'publishable'],
 };
 
-/** A credential's rate-limit subject: a hash, so neither counters nor logs hold the secret. */
-const subjectOf = (credential: string) => `cred:${sha256Hex(credential)}`;
+/** A path token's rate-limit subject: a hash, so neither counters nor logs hold the secret. */
+const subjectOf = (token: string) => `token:${sha256Hex(token)}`;
+
+const FAILURE_WINDOW_MS = 60_000;
+const failureKey = (req: Request) => `auth-fail:ip:${req.ip}`;
+
+/**
+ * Unknown keys are counted per client address; past `AUTH_FAILURES_PER_MINUTE` that address gets 429
+ * before any key it sends is looked up, so guessing keys is throttled whatever key each guess carries.
+ */
+async function refuseWhileGuessing(deps: Deps, req: Request): Promise<void> {
+  if ((await deps.counters.peek(failureKey(req))) >= deps.config.AUTH_FAILURES_PER_MINUTE) {
+    throw fail('auth_rate_limited', undefined, { retryAfterSeconds: FAILURE_WINDOW_MS / 1000 });
+  }
+}
+
+async function countFailure(deps: Deps, req: Request): Promise<void> {
+  await deps.counters.hit(failureKey(req), FAILURE_WINDOW_MS);
+}
 
 async function resolveWorkspaceCredential(deps: Deps, req: Request, mode: AuthMode): Promise<Authentication> {
   const accepted = ACCEPTS[mode]!;
@@ -42,14 +59,17 @@ async function resolveWorkspaceCredential(deps: Deps, req: Request, mode: AuthMo
   }
   const kind = credentialKindOf(key);
   if (kind && !accepted.includes(kind)) throw fail('wrong_credential_kind');
+  await refuseWhileGuessing(deps, req);
   const resolved = await resolveKey(deps, key);
   const workspace = resolved ? await findWorkspace(deps, resolved.workspaceId) : null;
   if (!resolved || !workspace) {
+    await countFailure(deps, req);
     if (lenient) return anonymous;
     throw fail('invalid_credential');
   }
   const principal: KeyPrincipal = { workspace, credentialKind: resolved.kind };
-  return { context: principal, rateSubject: subjectOf(key) };
+  // The resolved credential, not the header text: spellings of one key share one budget.
+  return { context: principal, rateSubject: `key:${resolved.kind}:${workspace.id}` };
 }
 
 function bearerToken(req: Request): string {

@@ -5,6 +5,8 @@ import type { RouteDef } from '../http/route.js';
 import { errorHandler, externalCors, notFoundHandler, varyByCredential } from '../http/middleware.js';
 import { requestLogger, urlRedactor } from '../http/request-log.js';
 import { authenticate } from '../access/authenticate.js';
+import { fail } from '../shared/errors.js';
+import { JSON_MAX_DEPTH, jsonDeeperThan } from '../shared/json-depth.js';
 import { allRoutes } from './routes.js';
 
 export interface AppOptions {
@@ -21,7 +23,15 @@ export function createApp(deps: Deps, options: AppOptions = {}): Express {
   app.set('query parser', 'simple');
   app.use(requestLogger(deps.logger, urlRedactor(routes)));
   app.use('/external', externalCors);
-  app.use(express.json({ limit: `${deps.config.BODY_LIMIT_KB}kb`, strict: true }));
+  app.use(
+    express.json({
+      limit: `${deps.config.BODY_LIMIT_KB}kb`,
+      strict: true,
+      verify: (_req, _res, body) => {
+        if (jsonDeeperThan(body)) throw fail('json_too_deep', `The JSON body is nested deeper than ${JSON_MAX_DEPTH} levels.`);
+      },
+    }),
+  );
   app.use('/external', varyByCredential);
   mountRoutes(app, deps, routes, authenticate);
   for (const extra of options.extras ?? []) extra(app, deps);

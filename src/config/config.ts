@@ -23,6 +23,8 @@ const configSchema = z.object({
   /** First wait before an outbox mail is retried after an SMTP failure; later waits double (capped at 1 h). */
   EMAIL_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  /** Failed key authentications per client address per minute before that address gets 429 (key guessing). */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).default(10),
   LOGIN_FAILURE_WINDOW_MINUTES: z.coerce.number().int().min(1).default(15),
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).default(24 * 7),

@@ -14,6 +14,8 @@ export interface WindowCount {
  */
 export interface Counters {
   hit(key: string, windowMs: number): Promise<WindowCount>;
+  /** The count of the current window without adding to it (0 when none is open). */
+  peek(key: string): Promise<number>;
   reset(key: string): Promise<void>;
 }
 
@@ -47,6 +49,11 @@ export class RedisCounters implements Counters {
     return { count: Number(count), resetInMs: Math.max(0, Number(ttl)) };
   }
 
+  async peek(key: string): Promise<number> {
+    if (!this.redis.isReady) return this.fallback.peek(key);
+    return Number((await this.redis.get(`hearth:counter:${key}`)) ?? 0);
+  }
+
   async reset(key: string): Promise<void> {
     await this.fallback.reset(key);
     if (this.redis.isReady) await this.redis.del(`hearth:counter:${key}`);
@@ -68,6 +75,11 @@ export class MemoryCounters implements Counters {
     }
     window.count += 1;
     return { count: window.count, resetInMs: window.endsAt - now };
+  }
+
+  async peek(key: string): Promise<number> {
+    const window = this.windows.get(key);
+    return window && window.endsAt > this.clock.now().getTime() ? window.count : 0;
   }
 
   async reset(key: string): Promise<void> {

@@ -10,6 +10,10 @@ import { join, resolve } from 'node:path';
  */
 export interface EmbeddedEngine {
   uri: string;
+  /** The engine process id (tests kill it to prove supervision). */
+  readonly pid: number | undefined;
+  /** Resolves when the process exits, whoever ended it. */
+  readonly exited: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -112,8 +116,11 @@ export async function startFerretDb(options: FerretDbOptions): Promise<EmbeddedE
     throw new EngineUnavailableError(`${(error as Error).message}\n${stderr}`);
   }
   options.log?.(`FerretDB listening on 127.0.0.1:${port} (data in ${options.postgresqlUrl ? 'PostgreSQL' : dataDir})`);
+  const exited = new Promise<void>((done) => (child.exitCode !== null ? done() : child.once('exit', () => done())));
   return {
     uri: `mongodb://127.0.0.1:${port}/`,
+    pid: child.pid,
+    exited,
     stop: () =>
       new Promise<void>((done) => {
         if (child.exitCode !== null) return done();
@@ -121,5 +128,58 @@ export async function startFerretDb(options: FerretDbOptions): Promise<EmbeddedE
         child.kill('SIGTERM');
         setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
       }),
+  };
+}
+
+/**
+ * Keeps the embedded engine running: when the process dies while it should run, it is started again
+ * on the same port and data, after 0.5 s, then 1 s, 2 s ... up to 30 s between failed tries, and each
+ * step is logged. Clients reconnect by themselves (requests meanwhile answer 503).
+ */
+export async function superviseFerretDb(
+  options: FerretDbOptions,
+  log: { warn(message: string): void; error(message: string): void; info(message: string): void },
+): Promise<EmbeddedEngine & { restarts(): number }> {
+  const port = options.port ?? (await freePort());
+  let current = await startFerretDb({ ...options, port });
+  let stopping = false;
+  let restarts = 0;
+  let settled: () => void = () => undefined;
+  const stopped = new Promise<void>((done) => (settled = done));
+
+  const watch = (engine: EmbeddedEngine) => {
+    void engine.exited.then(async () => {
+      let delayMs = 500;
+      while (!stopping) {
+        log.error(`local database engine exited; restarting it in ${delayMs} ms`);
+        await new Promise((resume) => setTimeout(resume, delayMs));
+        if (stopping) break;
+        try {
+          current = await startFerretDb({ ...options, port });
+          restarts += 1;
+          log.info(`local database engine restarted on port ${port}`);
+          watch(current);
+          return;
+        } catch (error) {
+          log.warn(`local database engine did not start again: ${(error as Error).message.split('\n')[0]}`);
+          delayMs = Math.min(delayMs * 2, 30_000);
+        }
+      }
+      settled();
+    });
+  };
+  watch(current);
+
+  return {
+    uri: current.uri,
+    get pid() {
+      return current.pid;
+    },
+    exited: stopped,
+    restarts: () => restarts,
+    stop: async () => {
+      stopping = true;
+      await current.stop();
+    },
   };
 }

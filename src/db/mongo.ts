@@ -11,12 +11,26 @@ export function defineModel<T>(name: string, schema: Schema<T>): (db: Connection
   return (db) => (db.models[name] as Model<T> | undefined) ?? db.model<T>(name, schema);
 }
 
+/** How long one operation waits for an unreachable engine before it fails. */
+export const DATABASE_WAIT_MS = 2_500;
+
+const UNAVAILABLE = /^Mongo(?:ose)?(?:ServerSelection|Network|NetworkTimeout|NotConnected|TopologyClosed|PoolCleared)Error$/;
+
+/** True for the errors an unreachable engine causes (as opposed to a bad query or a conflict). */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const name = (error as { name?: string } | null)?.name;
+  return typeof name === 'string' && UNAVAILABLE.test(name);
+}
+
 export async function connectMongo(uri: string, dbName: string): Promise<Connection> {
   const connection = mongoose.createConnection(uri, {
     dbName,
     autoIndex: false,
     autoCreate: false,
-    serverSelectionTimeoutMS: 10_000,
+    // A request fails fast (and answers 503) while the engine is unreachable; the driver keeps
+    // reconnecting in the background, so the node recovers alone when it is back.
+    serverSelectionTimeoutMS: DATABASE_WAIT_MS,
+    bufferCommands: false,
   });
   await connection.asPromise();
   return connection;

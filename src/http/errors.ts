@@ -1,19 +1,26 @@
 import type { Response } from 'express';
 import { AppError } from '../shared/errors.js';
+import { isDatabaseUnavailable } from '../db/mongo.js';
 
-/** Framework faults a client can cause, from body-parser and friends, as catalogue errors. */
+/** Framework faults a client can cause (body-parser, the router, zlib), as they arrive here. */
 interface FrameworkError {
+  name?: string;
   type?: string;
+  code?: string;
   status?: number;
   statusCode?: number;
 }
 
+const DATABASE_RETRY_AFTER_SECONDS = 5;
+
 /**
- * The HTTP edge of the error catalogue: any thrown value becomes an `AppError`. Errors a client caused
- * (unreadable bodies, bad encodings) stay 4xx; anything else is an internal error.
+ * The HTTP edge of the error catalogue: any thrown value becomes an `AppError`. Whatever a client
+ * caused (unreadable paths and bodies, bad encodings) stays a 4xx; an unreachable database is a 503 with
+ * `Retry-After`; anything else is null (an internal error).
  */
 export function toAppError(error: unknown, bodyLimitKb: number): AppError | null {
   if (error instanceof AppError) return error;
+  if (isDatabaseUnavailable(error)) return new AppError('database_unavailable', undefined, { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS });
   const framework = error as FrameworkError | null;
   switch (framework?.type) {
     case 'entity.parse.failed':
@@ -25,8 +32,10 @@ export function toAppError(error: unknown, bodyLimitKb: number): AppError | null
       return new AppError('unsupported_media_type');
   }
   const status = framework?.status ?? framework?.statusCode;
-  if (framework?.type && status && status >= 400 && status < 500) return new AppError('bad_request', 'The request body could not be read.');
-  return null;
+  if (!status || status < 400 || status >= 500) return null;
+  if (framework?.name === 'URIError') return new AppError('malformed_path');
+  if (framework?.code?.startsWith('Z_') || framework?.type === 'request.aborted' || framework?.type === 'request.size.invalid') return new AppError('malformed_body');
+  return new AppError('bad_request', 'The request could not be read.');
 }
 
 /** Writes the spec's error body `{code, message, issues?}` with the headers the error carries. */

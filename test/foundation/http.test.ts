@@ -204,6 +204,42 @@ describe('rate limits', () => {
     }
   });
 
+  test('random keys do not escape the limit: unknown keys are counted per address, 429 past the bound', async () => {
+    const guarded = await startTestNode({ env: { AUTH_FAILURES_PER_MINUTE: '5', RATE_LIMIT_PER_MINUTE: '1000' } });
+    try {
+      const ws = await createWorkspace(guarded.url);
+      const statuses = [];
+      for (let i = 0; i < 6; i += 1) {
+        statuses.push((await request(guarded.url, '/external/workspace', { apiKey: `sk_guess${i}${'x'.repeat(40)}` })).status);
+      }
+      // Exactly the bound (5 failures) answers 401; the next guess is refused before its key is looked up.
+      expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+      const refused = await request(guarded.url, '/external/workspace', { apiKey: `sk_another${'y'.repeat(40)}` });
+      expect(refused.status).toBe(429);
+      expect(refused.body.code).toBe('rate_limited');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      // Missing keys and keys of the wrong kind are not guesses of a key.
+      expect((await request(guarded.url, '/external/posts', { publishableKey: 'pk_wrongkind' })).status).toBe(401);
+    } finally {
+      await guarded.stop();
+    }
+  });
+
+  test('the limit counts the resolved credential, not the raw header: one key in either header shares one budget', async () => {
+    const limited = await startTestNode({ env: { RATE_LIMIT_PER_MINUTE: '3' } });
+    try {
+      const ws = await createWorkspace(limited.url);
+      const statuses = [];
+      statuses.push((await request(limited.url, '/external/workspace', { apiKey: ws.apiKey })).status);
+      statuses.push((await request(limited.url, '/external/workspace', { headers: { 'X-Api-Key': ` ${ws.apiKey} ` } })).status);
+      statuses.push((await request(limited.url, '/external/workspace', { apiKey: ws.apiKey })).status);
+      statuses.push((await request(limited.url, '/external/workspace', { headers: { 'X-Api-Key': `${ws.apiKey}  ` } })).status);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+    } finally {
+      await limited.stop();
+    }
+  });
+
   test('repeated failed logins are 429 even with the right password afterwards', async () => {
     const limited = await startTestNode({ env: { LOGIN_MAX_FAILURES: '3' } });
     try {
