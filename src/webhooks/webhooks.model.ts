@@ -180,14 +180,14 @@ export function leaseStore(db: Connection) {
     async acquire(workspaceId: string, holder: string, ttlMs: number): Promise<boolean> {
       const now = new Date();
       // A live lease does not match, so the upsert collides with its _id: someone else holds it.
-      const taken = await nullOnDuplicate(() =>
+      const acquired = await nullOnDuplicate(() =>
         model.findOneAndUpdate(
           { _id: workspaceId, until: { $lt: now } },
           { $set: { holder, until: new Date(now.getTime() + ttlMs) } },
           { upsert: true, returnDocument: 'after' },
         ).exec(),
       );
-      return taken !== null;
+      return acquired !== null;
     },
     async renew(workspaceId: string, holder: string, ttlMs: number): Promise<boolean> {
       const result = await model.updateOne({ _id: workspaceId, holder }, { $set: { until: new Date(Date.now() + ttlMs) } });
