@@ -53,7 +53,7 @@ async function main() {
   });
   const node = await createNode({ config: config as NodeOptions['config'], logger: pino({ level: process.env.BENCH_LOG_LEVEL ?? 'warn' }), jobsProcessEvery: PROCESS_EVERY });
   try {
-    const workspace = await workspaceStore(node.deps.db).create({ slug: 'bench', name: 'Bench', locales: ['en'], defaultLocale: 'en' });
+    const workspace = (await workspaceStore(node.deps.db).create({ slug: 'bench', name: 'Bench', locales: ['en'], defaultLocale: 'en' }))!;
     await workspaceStore(node.deps.db).update(workspace.id, { webhookUrl: `http://127.0.0.1:${port}/hook?secret=bench` });
 
     const start = performance.now();

@@ -1,8 +1,6 @@
 import { Schema, Types, type Connection } from 'mongoose';
-import { defineModel } from '../db/mongo.js';
+import { defineModel, nullOnDuplicate } from '../db/mongo.js';
 import { isObjectIdHex } from '../shared/ids.js';
-
-export type { Role } from '../shared/roles.js';
 
 export interface User {
   id: string;
@@ -59,9 +57,12 @@ const toUser = (doc: UserDoc): User => ({ id: doc._id.toHexString(), email: doc.
 export function userStore(db: Connection) {
   const model = Users(db);
   return {
-    async create(input: { email: string; name: string; passwordHash: string; isOperator: boolean }): Promise<User> {
-      const doc = await model.create({ ...input, email: input.email.toLowerCase() });
-      return toUser(doc.toObject());
+    /** null when the e-mail is taken. */
+    async create(input: { email: string; name: string; passwordHash: string; isOperator: boolean }): Promise<User | null> {
+      return nullOnDuplicate(async () => {
+        const doc = await model.create({ ...input, email: input.email.toLowerCase() });
+        return toUser(doc.toObject());
+      });
     },
     async count(): Promise<number> {
       return model.countDocuments({});

@@ -41,12 +41,15 @@ export async function resolveSession(deps: Deps, token: string): Promise<User | 
 export async function createUser(deps: Deps, input: { email: string; name: string; password: string; isOperator?: boolean }): Promise<User> {
   const users = userStore(deps.db);
   if (await users.byEmailWithHash(input.email)) throw fail('email_taken');
-  return users.create({
+  // The unique index decides between two requests racing for the same e-mail.
+  const user = await users.create({
     email: input.email,
     name: input.name,
     passwordHash: await hashPassword(input.password),
     isOperator: input.isOperator ?? false,
   });
+  if (!user) throw fail('email_taken');
+  return user;
 }
 
 /** The first operator comes from ADMIN_EMAIL / ADMIN_PASSWORD, and only while no user exists. */

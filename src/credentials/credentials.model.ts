@@ -1,5 +1,6 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
+import { tenantScope } from '../db/tenant-store.js';
 
 export type CredentialKind = 'workspace' | 'publishable';
 
@@ -48,23 +49,22 @@ const toCredential = (doc: CredentialDoc): Credential => ({
 
 export function credentialStore(db: Connection) {
   const model = Credentials(db);
+  const tenant = tenantScope(model);
   return {
     async insert(workspaceId: string, kind: CredentialKind, hash: string, sealed: string): Promise<void> {
       await model.create({ workspaceId: new Types.ObjectId(workspaceId), kind, hash, sealed, revokedAt: null });
     },
+    /** Resolves a presented key to its workspace, so it is the one read not scoped by a workspace. */
     async liveByHash(hash: string): Promise<Credential | null> {
       const doc = await model.findOne({ hash, revokedAt: null }).lean<CredentialDoc>();
       return doc ? toCredential(doc) : null;
     },
     async live(workspaceId: string, kind: CredentialKind): Promise<Credential | null> {
-      const doc = await model
-        .findOne({ workspaceId: new Types.ObjectId(workspaceId), kind, revokedAt: null })
-        .sort({ _id: -1 })
-        .lean<CredentialDoc>();
+      const doc = await tenant.findOne(workspaceId, { kind, revokedAt: null }, { _id: -1 });
       return doc ? toCredential(doc) : null;
     },
     async revokeAll(workspaceId: string, kind: CredentialKind, at: Date): Promise<void> {
-      await model.updateMany({ workspaceId: new Types.ObjectId(workspaceId), kind, revokedAt: null }, { $set: { revokedAt: at } });
+      await model.updateMany(tenant.filter(workspaceId, { kind, revokedAt: null }), { $set: { revokedAt: at } });
     },
   };
 }

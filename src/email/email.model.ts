@@ -1,5 +1,6 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
+import { tenantScope } from '../db/tenant-store.js';
 import { isObjectIdHex } from '../shared/ids.js';
 
 /**
@@ -26,13 +27,14 @@ export interface OutboxEmail {
   updatedAt: Date;
 }
 
-interface EmailDoc extends Omit<OutboxEmail, 'id'> {
+interface EmailDoc extends Omit<OutboxEmail, 'id' | 'workspaceId'> {
   _id: Types.ObjectId;
+  workspaceId: Types.ObjectId;
 }
 
 const emailSchema = new Schema<EmailDoc>(
   {
-    workspaceId: { type: String, required: true },
+    workspaceId: { type: Schema.Types.ObjectId, required: true },
     to: { type: String, required: true },
     subject: { type: String, required: true },
     text: { type: String, required: true },
@@ -57,7 +59,7 @@ function toEmail(doc: EmailDoc): OutboxEmail {
   const { _id, ...rest } = doc;
   return {
     id: _id.toHexString(),
-    workspaceId: rest.workspaceId,
+    workspaceId: rest.workspaceId.toHexString(),
     to: rest.to,
     subject: rest.subject,
     text: rest.text,
@@ -75,22 +77,33 @@ function toEmail(doc: EmailDoc): OutboxEmail {
 
 export function emailStore(db: Connection) {
   const model = Emails(db);
+  const tenant = tenantScope(model);
   return {
-    async create(input: { workspaceId: string; to: string; subject: string; text: string; html: string; state: EmailState }): Promise<OutboxEmail> {
-      const doc = await model.create({ ...input, attempts: 0, lastError: null, nextAttemptAt: null, sentAt: null, messageId: null });
+    async create(workspaceId: string, input: { to: string; subject: string; text: string; html: string; state: EmailState }): Promise<OutboxEmail> {
+      const doc = await model.create({
+        ...input,
+        workspaceId: new Types.ObjectId(workspaceId),
+        attempts: 0,
+        lastError: null,
+        nextAttemptAt: null,
+        sentAt: null,
+        messageId: null,
+      });
       return toEmail(doc.toObject());
     },
+    /** The send job's read: the job carries only the mail's id, whatever its workspace. */
     async byId(id: string): Promise<OutboxEmail | null> {
       if (!isObjectIdHex(id)) return null;
       const doc = await model.findById(id).lean<EmailDoc>();
       return doc ? toEmail(doc) : null;
     },
+    /** Newest first, `limit` mails older than the mail `before` (when given). */
     async list(workspaceId: string, options: { limit: number; before?: string }): Promise<OutboxEmail[]> {
-      const filter: Record<string, unknown> = { workspaceId };
-      if (options.before) filter._id = { $lt: new Types.ObjectId(options.before) };
-      const docs = await model.find(filter).sort({ _id: -1 }).limit(options.limit).lean<EmailDoc[]>();
+      const filter = options.before ? { _id: { $lt: new Types.ObjectId(options.before) } } : {};
+      const docs = await tenant.find(workspaceId, filter, { sort: { _id: -1 }, limit: options.limit });
       return docs.map(toEmail);
     },
+    /** Worker boot, across workspaces: mails still waiting to be sent. */
     async waiting(): Promise<OutboxEmail[]> {
       const docs = await model.find({ state: { $in: ['queued', 'unsent'] } }).sort({ _id: 1 }).limit(10_000).lean<EmailDoc[]>();
       return docs.map(toEmail);

@@ -1,29 +1,7 @@
-import { z } from 'zod';
 import { route, type RouteDef } from '../http/route.js';
 import { workspaceIdParams } from '../workspaces/workspaces.schemas.js';
+import { emailListQuery, emailPageSchema } from './email.schemas.js';
 import { listEmails } from './email.service.js';
-
-const emailSchema = z
-  .object({
-    id: z.string(),
-    to: z.string(),
-    subject: z.string(),
-    state: z.enum(['queued', 'sent', 'unsent', 'failed']),
-    attempts: z.number().int().describe('Send attempts made so far.'),
-    lastError: z.string().nullable().describe('Why the last attempt failed (SMTP answer or connection error).'),
-    nextAttemptAt: z.string().nullable().describe('When a `queued` mail is tried again after a failure.'),
-    sentAt: z.string().nullable(),
-    createdAt: z.string(),
-  })
-  .meta({ id: 'OutboxEmail' });
-
-const listQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
-  before: z
-    .string()
-    .regex(/^[0-9a-f]{24}$/i, 'must be an e-mail id')
-    .optional(),
-});
 
 export const emailRoutes: RouteDef[] = [
   route({
@@ -37,9 +15,9 @@ export const emailRoutes: RouteDef[] = [
     tags: ['E-mail'],
     auth: 'member',
     params: workspaceIdParams,
-    query: listQuery,
+    query: emailListQuery,
     responses: {
-      200: { description: 'One page of the outbox.', schema: z.object({ items: z.array(emailSchema), nextBefore: z.string().nullable() }) },
+      200: { description: 'One page of the outbox.', schema: emailPageSchema },
       400: 'Invalid `limit` or `before`.',
       404: 'Not a member, or no such workspace.',
     },

@@ -22,7 +22,7 @@ const EMAIL_MAX_WAIT_MS = 60 * 60 * 1000;
 export async function queueEmail(deps: Deps, workspaceId: string, mail: OutgoingMail): Promise<void> {
   try {
     const state = deps.config.SMTP_URL ? 'queued' : 'unsent';
-    const email = await emailStore(deps.db).create({ workspaceId, ...mail, state });
+    const email = await emailStore(deps.db).create(workspaceId, { ...mail, state });
     if (state === 'unsent') {
       deps.logger.warn({ workspaceId, emailId: email.id, to: mail.to, subject: mail.subject }, 'SMTP_URL not set: e-mail kept in the outbox as unsent');
       return;

@@ -1,5 +1,6 @@
 import { route, type RouteDef } from '../http/route.js';
-import { inboxQuery, inboxSchema, submissionBody, submissionCreatedSchema, widParams } from './submissions.schemas.js';
+import { workspaceIdParams } from '../workspaces/workspaces.schemas.js';
+import { inboxQuery, inboxSchema, submissionBody, submissionCreatedSchema } from './submissions.schemas.js';
 import { inbox, submit } from './submissions.service.js';
 
 export const submissionRoutes: RouteDef[] = [
@@ -31,7 +32,7 @@ export const submissionRoutes: RouteDef[] = [
     description: 'Newest first; `page` (default 1) and `limit` (default 50, clamped to 100), positive integers. Agents and owners may read it.',
     tags: ['Submissions'],
     auth: 'member',
-    params: widParams,
+    params: workspaceIdParams,
     query: inboxQuery,
     responses: { 200: { description: 'A page of submissions.', schema: inboxSchema }, 400: 'Invalid paging.', 404: 'Not a member, or no such workspace.' },
     handle: async ({ deps, workspace, query }) => ({ body: await inbox(deps, workspace, query) }),

@@ -48,5 +48,3 @@ export const inboxSchema = z.object({
   items: z.array(submissionSchema),
   pageInfo: pageInfoSchema,
 });
-
-export const widParams = z.object({ wid: z.string() });

@@ -1,6 +1,7 @@
 import { Schema, Types, type Connection } from 'mongoose';
-import { defineModel, isDuplicateKeyError } from '../db/mongo.js';
+import { defineModel, nullOnDuplicate } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
+import { tenantScope } from '../db/tenant-store.js';
 import { isObjectIdHex } from '../shared/ids.js';
 
 /**
@@ -39,7 +40,7 @@ export interface Delivery {
 
 interface DeliveryDoc {
   _id: Types.ObjectId;
-  workspaceId: string;
+  workspaceId: Types.ObjectId;
   event: string;
   webhookId: string;
   payloadJson: string;
@@ -60,7 +61,7 @@ const attemptSchema = new Schema<DeliveryAttempt>(
 
 const deliverySchema = new Schema<DeliveryDoc>(
   {
-    workspaceId: { type: String, required: true },
+    workspaceId: { type: Schema.Types.ObjectId, required: true },
     event: { type: String, required: true },
     webhookId: { type: String, required: true },
     payloadJson: { type: String, required: true },
@@ -92,7 +93,7 @@ const Leases = defineModel('WebhookDispatchLease', leaseSchema);
 function toDelivery(doc: DeliveryDoc): Delivery {
   return {
     id: doc._id.toHexString(),
-    workspaceId: doc.workspaceId,
+    workspaceId: doc.workspaceId.toHexString(),
     event: doc.event,
     webhookId: doc.webhookId,
     payload: loadJson<Record<string, unknown>>(doc.payloadJson) ?? {},
@@ -107,51 +108,62 @@ function toDelivery(doc: DeliveryDoc): Delivery {
   };
 }
 
+export interface NewDelivery {
+  event: string;
+  webhookId: string;
+  payload: Record<string, unknown>;
+  url: string;
+  state: DeliveryState;
+  nextAttemptAt?: Date | null;
+  redeliveryOf?: string | null;
+}
 
 export function deliveryStore(db: Connection) {
   const model = Deliveries(db);
+  const tenant = tenantScope(model);
   return {
-    async create(input: {
-      workspaceId: string;
-      event: string;
-      webhookId: string;
-      payload: Record<string, unknown>;
-      url: string;
-      state: DeliveryState;
-      nextAttemptAt?: Date | null;
-      redeliveryOf?: string | null;
-    }): Promise<Delivery> {
+    async create(workspaceId: string, input: NewDelivery): Promise<Delivery> {
       const { payload, ...rest } = input;
       const [doc] = await model.insertMany([
-        { ...rest, payloadJson: storeJson(payload) ?? '{}', attempts: [], finalReason: null, nextAttemptAt: rest.nextAttemptAt ?? null, redeliveryOf: rest.redeliveryOf ?? null },
+        {
+          ...rest,
+          workspaceId: new Types.ObjectId(workspaceId),
+          payloadJson: storeJson(payload) ?? '{}',
+          attempts: [],
+          finalReason: null,
+          nextAttemptAt: rest.nextAttemptAt ?? null,
+          redeliveryOf: rest.redeliveryOf ?? null,
+        },
       ]);
       return toDelivery(doc.toObject() as DeliveryDoc);
     },
+    /** The retry job's read: the job carries only the delivery id, whatever its workspace. */
     async byId(id: string): Promise<Delivery | null> {
       if (!isObjectIdHex(id)) return null;
       const doc = await model.findById(id).lean<DeliveryDoc>();
       return doc ? toDelivery(doc) : null;
     },
     async inWorkspace(workspaceId: string, id: string): Promise<Delivery | null> {
-      if (!isObjectIdHex(id)) return null;
-      const doc = await model.findOne({ workspaceId, _id: id }).lean<DeliveryDoc>();
+      const doc = await tenant.byId(workspaceId, id);
       return doc ? toDelivery(doc) : null;
     },
     /** The oldest `pending` deliveries of the workspace, in event order. */
     async pending(workspaceId: string, limit: number): Promise<Delivery[]> {
-      const docs = await model.find({ workspaceId, state: 'pending' }).sort({ _id: 1 }).limit(limit).lean<DeliveryDoc[]>();
+      const docs = await tenant.find(workspaceId, { state: 'pending' }, { sort: { _id: 1 }, limit });
       return docs.map(toDelivery);
     },
+    /** Newest first, `limit` deliveries older than the delivery `before` (when given). */
     async list(workspaceId: string, options: { limit: number; before?: string }): Promise<Delivery[]> {
-      const filter: Record<string, unknown> = { workspaceId };
-      if (options.before) filter._id = { $lt: new Types.ObjectId(options.before) };
-      const docs = await model.find(filter).sort({ _id: -1 }).limit(options.limit).lean<DeliveryDoc[]>();
+      const filter = options.before ? { _id: { $lt: new Types.ObjectId(options.before) } } : {};
+      const docs = await tenant.find(workspaceId, filter, { sort: { _id: -1 }, limit: options.limit });
       return docs.map(toDelivery);
     },
+    /** Worker boot, across workspaces: deliveries a previous run left unfinished. */
     async unfinished(): Promise<Delivery[]> {
       const docs = await model.find({ state: { $in: ['pending', 'scheduled'] } }).sort({ _id: 1 }).limit(50_000).lean<DeliveryDoc[]>();
       return docs.map(toDelivery);
     },
+    /** Written by the attempt that read the delivery by its id; the id alone identifies it. */
     async recordAttempt(id: string, attempt: DeliveryAttempt, next: { state: DeliveryState; nextAttemptAt: Date | null; finalReason: string | null }): Promise<void> {
       await model.updateOne({ _id: id }, { $push: { attempts: attempt }, $set: next });
     },
@@ -167,17 +179,15 @@ export function leaseStore(db: Connection) {
   return {
     async acquire(workspaceId: string, holder: string, ttlMs: number): Promise<boolean> {
       const now = new Date();
-      try {
-        await model.findOneAndUpdate(
+      // A live lease does not match, so the upsert collides with its _id: someone else holds it.
+      const acquired = await nullOnDuplicate(() =>
+        model.findOneAndUpdate(
           { _id: workspaceId, until: { $lt: now } },
           { $set: { holder, until: new Date(now.getTime() + ttlMs) } },
           { upsert: true, returnDocument: 'after' },
-        );
-        return true;
-      } catch (error) {
-        if (isDuplicateKeyError(error)) return false;
-        throw error;
-      }
+        ).exec(),
+      );
+      return acquired !== null;
     },
     async renew(workspaceId: string, holder: string, ttlMs: number): Promise<boolean> {
       const result = await model.updateOne({ _id: workspaceId, holder }, { $set: { until: new Date(Date.now() + ttlMs) } });

@@ -57,8 +57,7 @@ export function signature(secret: string, webhookId: string, timestamp: number, 
 export async function recordEvent(deps: Deps, event: DomainEvent): Promise<Delivery | null> {
   const workspace = await findWorkspace(deps, event.workspaceId);
   if (!workspace?.webhookUrl) return null;
-  const delivery = await deliveryStore(deps.db).create({
-    workspaceId: workspace.id,
+  const delivery = await deliveryStore(deps.db).create(workspace.id, {
     event: event.event,
     webhookId: `msg_${randomBytes(16).toString('hex')}`,
     payload: payloadOf(event),
@@ -207,8 +206,7 @@ export async function redeliver(deps: Deps, workspaceId: string, deliveryId: str
   const workspace = await findWorkspace(deps, workspaceId);
   const url = workspace?.webhookUrl ?? original.url;
   const now = new Date();
-  const copy = await store.create({
-    workspaceId,
+  const copy = await store.create(workspaceId, {
     event: original.event,
     webhookId: original.webhookId,
     payload: original.payload,

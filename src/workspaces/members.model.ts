@@ -1,5 +1,6 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
+import { tenantScope } from '../db/tenant-store.js';
 import type { Role } from '../shared/roles.js';
 
 interface MembershipDoc {
@@ -27,26 +28,23 @@ const Memberships = defineModel('Membership', membershipSchema);
 
 export function membershipStore(db: Connection) {
   const model = Memberships(db);
+  const tenant = tenantScope(model);
+  const userIs = (userId: string) => ({ userId: new Types.ObjectId(userId) });
   return {
     async upsert(workspaceId: string, userId: string, role: Role): Promise<void> {
-      await model.updateOne(
-        { workspaceId: new Types.ObjectId(workspaceId), userId: new Types.ObjectId(userId) },
-        { $set: { role } },
-        { upsert: true },
-      );
+      await model.updateOne(tenant.filter(workspaceId, userIs(userId)), { $set: { role } }, { upsert: true });
     },
     async role(workspaceId: string, userId: string): Promise<Role | null> {
-      const doc = await model
-        .findOne({ workspaceId: new Types.ObjectId(workspaceId), userId: new Types.ObjectId(userId) })
-        .lean<MembershipDoc>();
+      const doc = await tenant.findOne(workspaceId, userIs(userId));
       return doc?.role ?? null;
     },
+    /** "My workspaces": the one read by user across workspaces. */
     async workspaceIdsOf(userId: string): Promise<string[]> {
-      const docs = await model.find({ userId: new Types.ObjectId(userId) }).lean<MembershipDoc[]>();
+      const docs = await model.find(userIs(userId)).lean<MembershipDoc[]>();
       return docs.map((doc) => doc.workspaceId.toHexString());
     },
     async members(workspaceId: string): Promise<{ userId: string; role: Role }[]> {
-      const docs = await model.find({ workspaceId: new Types.ObjectId(workspaceId) }).sort({ _id: 1 }).lean<MembershipDoc[]>();
+      const docs = await tenant.find(workspaceId, {}, { sort: { _id: 1 } });
       return docs.map((doc) => ({ userId: doc.userId.toHexString(), role: doc.role }));
     },
   };

@@ -2,13 +2,13 @@ import type { Deps } from '../deps.js';
 import { fail } from '../shared/errors.js';
 import { roleAllows, type Role } from '../shared/roles.js';
 import { findUser, type User } from '../auth/auth.service.js';
-import { findWorkspace } from './workspaces.service.js';
-import type { Workspace } from './workspaces.model.js';
+import { findWorkspace, type Workspace } from './workspaces.service.js';
 import { membershipStore } from './members.model.js';
 
 /**
- * A workspace as seen by a team member: 404 when the user is not a member (it does not exist for them),
- * 403 when the membership's role is below what the action needs. Operators reach every workspace.
+ * A workspace as seen by a team member: `workspace_not_found` when the user is not a member (it does
+ * not exist for them), `forbidden` when the membership's role is below what the action needs.
+ * Operators reach every workspace.
  */
 export async function accessWorkspace(deps: Deps, user: User, workspaceId: string, least: Role): Promise<{ workspace: Workspace; role: Role | 'operator' }> {
   const workspace = await findWorkspace(deps, workspaceId);

@@ -1,5 +1,5 @@
 import { Schema, Types, type Connection } from 'mongoose';
-import { defineModel } from '../db/mongo.js';
+import { defineModel, nullOnDuplicate } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
 import { isObjectIdHex } from '../shared/ids.js';
 
@@ -89,9 +89,12 @@ export interface WorkspacePatch {
 export function workspaceStore(db: Connection) {
   const model = Workspaces(db);
   return {
-    async create(input: NewWorkspace): Promise<Workspace> {
-      const doc = await model.create({ ...input, customConfigJson: null, schemaOrgJson: null, webhookUrl: null, analytics: null });
-      return toWorkspace(doc.toObject());
+    /** null when the slug is taken. */
+    async create(input: NewWorkspace): Promise<Workspace | null> {
+      return nullOnDuplicate(async () => {
+        const doc = await model.create({ ...input, customConfigJson: null, schemaOrgJson: null, webhookUrl: null, analytics: null });
+        return toWorkspace(doc.toObject());
+      });
     },
     async byId(id: string): Promise<Workspace | null> {
       if (!isObjectIdHex(id)) return null;
@@ -111,6 +114,7 @@ export function workspaceStore(db: Connection) {
       return docs.map(toWorkspace);
     },
     async update(id: string, patch: WorkspacePatch): Promise<Workspace | null> {
+      if (!isObjectIdHex(id)) return null;
       const set: Record<string, unknown> = {};
       for (const field of ['name', 'locales', 'defaultLocale', 'webhookUrl', 'analytics'] as const) {
         if (patch[field] !== undefined) set[field] = patch[field];

@@ -1,4 +1,3 @@
-import { isDuplicateKeyError } from '../db/mongo.js';
 import type { Deps } from '../deps.js';
 import { fail, invalid } from '../shared/errors.js';
 import { rotateKey } from '../credentials/credentials.service.js';
@@ -10,13 +9,9 @@ import { workspaceStore, type NewWorkspace, type Workspace, type WorkspacePatch 
 export async function createWorkspace(deps: Deps, creator: User, input: NewWorkspace): Promise<{ workspace: Workspace; apiKey: string }> {
   const store = workspaceStore(deps.db);
   if (await store.bySlug(input.slug)) throw fail('workspace_slug_taken');
-  let workspace: Workspace;
-  try {
-    workspace = await store.create(input);
-  } catch (error) {
-    if (isDuplicateKeyError(error)) throw fail('workspace_slug_taken');
-    throw error;
-  }
+  // The unique index decides between two creators racing for the same slug.
+  const workspace = await store.create(input);
+  if (!workspace) throw fail('workspace_slug_taken');
   await membershipStore(deps.db).upsert(workspace.id, creator.id, 'owner');
   const apiKey = await rotateKey(deps, workspace.id, 'workspace');
   return { workspace, apiKey };
