@@ -13,9 +13,10 @@ import { startEngine } from '../test/support/services.js';
 import { userStore } from '../src/auth/auth.model.js';
 import { createWorkspace } from '../src/workspaces/workspaces.service.js';
 import { Types } from 'mongoose';
-import { contentHash, ensureBlogType } from '../src/content/content.service.js';
-import { postStore, type PostContent } from '../src/content/content.model.js';
-import { renderMarkdown } from '../src/content/content.markdown.js';
+import { ensureBlogType } from '../src/posts/post-types.service.js';
+import { contentHash } from '../src/posts/publication.service.js';
+import { postStore, type PostContent } from '../src/posts/posts.model.js';
+import { renderMarkdown } from '../src/posts/markdown.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 2);

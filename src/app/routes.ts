@@ -1,8 +1,11 @@
 import type { RouteDef } from '../http/route.js';
 import { healthRoutes } from './health.routes.js';
 import { authRoutes } from '../auth/auth.routes.js';
-import { workspaceRoutes } from '../workspaces/workspaces.routes.js';
-import { contentRoutes } from '../content/content.routes.js';
+import { analyticsConfigRoutes, workspaceRoutes } from '../workspaces/workspaces.routes.js';
+import { postRoutes, publicPostRoutes } from '../posts/posts.routes.js';
+import { postTypeRoutes } from '../posts/post-types.routes.js';
+import { categoryRoutes } from '../categories/categories.routes.js';
+import { navigationRoutes, publicNavigationRoutes } from '../navigations/navigations.routes.js';
 import { submissionRoutes } from '../submissions/submissions.routes.js';
 import { appointmentsRoutes } from '../appointments/appointments.routes.js';
 import { liveChatRoutes } from '../livechat/livechat.routes.js';
@@ -14,7 +17,14 @@ export const allRoutes: RouteDef[] = [
   ...healthRoutes,
   ...authRoutes,
   ...workspaceRoutes,
-  ...contentRoutes,
+  // Content: the public reads, then the admin side (the order of the OpenAPI document).
+  ...publicPostRoutes,
+  ...publicNavigationRoutes,
+  ...analyticsConfigRoutes,
+  ...postTypeRoutes,
+  ...categoryRoutes,
+  ...postRoutes,
+  ...navigationRoutes,
   ...submissionRoutes,
   ...appointmentsRoutes,
   ...liveChatRoutes,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { conditionalGet, CONDITIONAL_GET_NOTE, NOT_MODIFIED } from '../http/conditional-get.js';
 import { route } from '../http/route.js';
 import { fail } from '../shared/errors.js';
 import { requireOperator } from '../auth/auth.service.js';
@@ -14,6 +15,8 @@ import {
   workspaceSchema,
 } from './workspaces.schemas.js';
 import { createWorkspace, toAdminWorkspace, toPublicWorkspace, updateWorkspace, workspacesOf } from './workspaces.service.js';
+import { analyticsConfigSchema } from './analytics.schemas.js';
+import { analyticsConfig } from './analytics.service.js';
 
 const tags = ['Workspaces'];
 
@@ -121,5 +124,19 @@ export const workspaceRoutes = [
       await addMember(deps, workspace.id, body.userId, body.role);
       return { status: 201, body };
     },
+  }),
+];
+
+/** The workspace's analytics settings as consumers read them (listed after the content reads). */
+export const analyticsConfigRoutes = [
+  route({
+    method: 'get',
+    path: '/external/analytics-config',
+    summary: 'Analytics tracker configuration',
+    description: `\`{enabled: true, websiteId, scriptUrl}\` when analytics is set up for the workspace (\`PATCH /admin/workspaces/:wid\` \`analytics\`); otherwise only \`{enabled: false}\`.\n\n${CONDITIONAL_GET_NOTE}`,
+    tags: ['External: content'],
+    auth: 'workspaceKey',
+    responses: { 200: { description: 'The tracker config.', schema: analyticsConfigSchema }, 304: NOT_MODIFIED, 401: 'Missing, unknown, revoked or wrong-kind key.' },
+    handle: async ({ req, workspace }) => conditionalGet(req, analyticsConfig(workspace)),
   }),
 ];

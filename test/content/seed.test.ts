@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { createWorkspace, request, startTestNode } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
-import { seedDemoContent } from '../../src/content/content.seed.js';
+import { seedDemoCategories } from '../../src/categories/categories.seed.js';
+import { seedDemoPosts } from '../../src/posts/posts.seed.js';
+import { seedDemoNavigations } from '../../src/navigations/navigations.seed.js';
 import { workspaceStore } from '../../src/workspaces/workspaces.model.js';
 
 let node: HearthNode;
@@ -14,7 +16,8 @@ afterAll(async () => {
 
 test('the demo seeder gives a bilingual blog with categories and a header menu', async () => {
   const ws = await createWorkspace(node.url, { locales: ['en', 'de'], defaultLocale: 'en' });
-  await seedDemoContent(node.deps, (await workspaceStore(node.deps.db).byId(ws.id))!);
+  const workspace = (await workspaceStore(node.deps.db).byId(ws.id))!;
+  for (const seeder of [seedDemoCategories, seedDemoPosts, seedDemoNavigations]) await seeder(node.deps, workspace);
   const get = (path: string) => request(node.url, path, { apiKey: ws.apiKey });
   expect((await get('/external/posts?locale=en')).body.pageInfo.total).toBe(3);
   expect((await get('/external/posts?locale=de')).body.pageInfo.total).toBe(3);

@@ -1,22 +1,18 @@
 import { z } from 'zod';
+import { pageInfoSchema } from '../shared/paging.js';
+import { categorySchema, slugSchema } from '../categories/categories.schemas.js';
 import { jsonObjectSchema, localeSchema } from '../workspaces/workspaces.schemas.js';
 
 export const MAX_PAGE_SIZE = 50;
 export const MAX_FORCED_PAGE_SIZE = 1000;
 
-export const slugSchema = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lowercase letters, digits and single hyphens');
-
-const typeSlugSchema = z
+export const typeSlugSchema = z
   .string()
   .min(1)
   .max(64)
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lowercase letters, digits and single hyphens');
 
-const objectIdSchema = z.string().regex(/^[0-9a-f]{24}$/i, 'must be an id');
+export const objectIdSchema = z.string().regex(/^[0-9a-f]{24}$/i, 'must be an id');
 
 /** A query integer: digits only, at least 1 (`0`, `-1`, `1.5`, `abc` and repeated parameters are 400). */
 const positiveIntParam = z
@@ -44,10 +40,6 @@ export const singlePostQuery = z.object({
 export const slugParams = z.object({ slug: z.string().min(1).max(200) });
 
 export const categoriesQuery = z.object({ locale: z.union([z.literal('*'), localeSchema]).optional() });
-
-export const navigationKeyParams = z.object({ key: z.string().min(1).max(64) });
-
-export const categorySchema = z.object({ id: z.string(), slug: z.string(), name: z.string() }).meta({ id: 'Category' });
 
 export const postListItemSchema = z
   .object({
@@ -78,56 +70,12 @@ export const singlePostSchema = postListItemSchema
   })
   .meta({ id: 'Post' });
 
-export const pageInfoSchema = z.object({
-  page: z.number().int(),
-  limit: z.number().int(),
-  total: z.number().int(),
-  totalPages: z.number().int(),
-  hasNext: z.boolean(),
-  hasPrev: z.boolean(),
-});
-
 export const postListSchema = z.object({ items: z.array(postListItemSchema), pageInfo: pageInfoSchema });
-
-export const navigationItemTypeSchema = z.enum(['CUSTOM_URL', 'POST', 'HEADING']);
-
-export const navigationItemSchema = z
-  .object({
-    id: z.string(),
-    parentId: z.string().nullable(),
-    position: z.number().int(),
-    type: navigationItemTypeSchema,
-    customUrl: z.string().nullable(),
-    imageUrl: z.string().nullable(),
-    customConfig: jsonObjectSchema.nullable(),
-    labels: z.record(z.string(), z.string()).nullable(),
-    hiddenLocales: z.array(z.string()),
-    post: z
-      .object({
-        id: z.string(),
-        canonicalSlug: z.string(),
-        postTypeId: z.string(),
-        postTypeSlug: z.string(),
-        locales: z.array(z.object({ locale: z.string(), slug: z.string(), title: z.string() })),
-      })
-      .nullable(),
-  })
-  .meta({ id: 'NavigationItem' });
-
-export const navigationSchema = z
-  .object({ key: z.string(), name: z.string(), items: z.array(navigationItemSchema) })
-  .meta({ id: 'Navigation' });
-
-export const analyticsConfigSchema = z
-  .object({ enabled: z.boolean(), websiteId: z.string().optional(), scriptUrl: z.string().optional() })
-  .meta({ id: 'AnalyticsConfig' });
 
 /* ------------------------------------------------------------------ admin */
 
 export const widParams = z.object({ wid: z.string() });
 export const postParams = z.object({ wid: z.string(), pid: z.string() });
-export const categoryParams = z.object({ wid: z.string(), cid: z.string() });
-export const navigationParams = z.object({ wid: z.string(), nid: z.string() });
 
 export const createPostTypeBody = z.object({
   slug: typeSlugSchema,
@@ -146,11 +94,6 @@ export const postTypeSchema = z
     createdAt: z.string(),
   })
   .meta({ id: 'PostType' });
-
-export const createCategoryBody = z.object({ slug: slugSchema, name: z.string().trim().min(1).max(200) });
-export const patchCategoryBody = z
-  .object({ slug: slugSchema.optional(), name: z.string().trim().min(1).max(200).optional() })
-  .refine((body) => body.slug !== undefined || body.name !== undefined, { message: 'give slug or name' });
 
 const urlOrEmpty = z.union([z.literal(''), z.url({ protocol: /^https?$/ }).max(2000)]);
 
@@ -242,55 +185,3 @@ export const adminPostSchema = contentSchema
   .meta({ id: 'AdminPost' });
 
 export const adminPostListSchema = z.object({ items: z.array(adminPostSchema), pageInfo: pageInfoSchema });
-
-const navigationKeySchema = z
-  .string()
-  .min(1)
-  .max(64)
-  .regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be lowercase letters, digits, hyphens and underscores');
-
-export const createNavigationBody = z.object({ key: navigationKeySchema, name: z.string().trim().min(1).max(200) });
-export const patchNavigationBody = z
-  .object({ key: navigationKeySchema.optional(), name: z.string().trim().min(1).max(200).optional() })
-  .refine((body) => body.key !== undefined || body.name !== undefined, { message: 'give key or name' });
-
-/** Links a consumer can render safely: absolute http(s), site-relative paths, anchors, mailto/tel. Never `javascript:`. */
-export const customUrlSchema = z
-  .string()
-  .min(1)
-  .max(2000)
-  .refine((value) => /^(https?:\/\/[^\s]+|\/(?!\/)[^\s]*|#[^\s]*|mailto:[^\s]+|tel:[^\s]+)$/i.test(value), {
-    message: 'must be an absolute http(s) URL, a path starting with "/", an "#anchor", or a mailto:/tel: link',
-  });
-
-export const navigationItemInput = z.object({
-  id: z.string().min(1).max(64).optional(),
-  parentId: z.string().min(1).max(64).nullable(),
-  position: z.number().int().min(0).max(100_000),
-  type: navigationItemTypeSchema,
-  customUrl: customUrlSchema.nullable().optional(),
-  imageUrl: z.url({ protocol: /^https?$/ }).max(2000).nullable().optional(),
-  customConfig: jsonObjectSchema.nullable().optional(),
-  labels: z.record(localeSchema, z.string().trim().min(1).max(200)).nullable().optional(),
-  hiddenLocales: z.array(localeSchema).max(50).optional(),
-  postId: objectIdSchema.nullable().optional(),
-});
-
-export type NavigationItemInput = z.infer<typeof navigationItemInput>;
-
-export const MAX_NAVIGATION_ITEMS = 500;
-
-export const replaceItemsBody = z.object({ items: z.array(navigationItemInput).max(MAX_NAVIGATION_ITEMS) });
-
-export const adminNavigationItemSchema = navigationItemSchema.omit({ post: true }).extend({ postId: z.string().nullable() });
-
-export const adminNavigationSchema = z
-  .object({
-    id: z.string(),
-    key: z.string(),
-    name: z.string(),
-    items: z.array(adminNavigationItemSchema),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .meta({ id: 'AdminNavigation' });

@@ -1,7 +1,7 @@
 import type { DemoSeeder } from '../app/seed.js';
-import { type Workspace } from '../workspaces/workspaces.service.js';
-import type { Deps } from '../deps.js';
-import { createCategory, createNavigation, createPost, publishPost, replaceNavigationItems } from './content.service.js';
+import { listCategories } from '../categories/categories.service.js';
+import { createPost } from './posts.service.js';
+import { publishPost } from './publication.service.js';
 
 interface DemoArticle {
   category: 'bread' | 'pastry';
@@ -31,14 +31,11 @@ const ARTICLES: DemoArticle[] = [
   },
 ];
 
-async function seedContent(deps: Deps, workspace: Workspace): Promise<void> {
-  const categories = {
-    bread: await createCategory(deps, workspace, { slug: 'bread', name: 'Bread' }),
-    pastry: await createCategory(deps, workspace, { slug: 'pastry', name: 'Pastry' }),
-  };
-  const firstPosts: string[] = [];
+/** Demo posts: three articles published in English and German as translations, in the demo categories. */
+export const seedDemoPosts: DemoSeeder = async (deps, workspace) => {
+  const categories = new Map((await listCategories(deps, workspace)).map((category) => [category.slug, category]));
   for (const article of ARTICLES) {
-    const common = { categoryId: categories[article.category].id, tags: article.tags, authorName: 'Hearth Demo Bakery' };
+    const common = { categoryId: categories.get(article.category)?.id ?? null, tags: article.tags, authorName: 'Hearth Demo Bakery' };
     const en = await createPost(deps, workspace, {
       locale: 'en',
       slug: article.en.slug,
@@ -58,18 +55,5 @@ async function seedContent(deps: Deps, workspace: Workspace): Promise<void> {
       ...common,
     });
     await publishPost(deps, workspace, de.id);
-    firstPosts.push(en.id);
   }
-  const header = await createNavigation(deps, workspace, { key: 'header', name: 'Header' });
-  await replaceNavigationItems(deps, workspace, header.id, [
-    { id: 'home', parentId: null, position: 0, type: 'CUSTOM_URL', customUrl: '/', labels: { en: 'Home', de: 'Start' } },
-    { id: 'recipes', parentId: null, position: 1, type: 'HEADING', labels: { en: 'Recipes', de: 'Rezepte' } },
-    { id: 'starter', parentId: 'recipes', position: 0, type: 'POST', postId: firstPosts[0] },
-    { id: 'rye', parentId: 'recipes', position: 1, type: 'POST', postId: firstPosts[1] },
-    { id: 'croissants', parentId: 'recipes', position: 2, type: 'POST', postId: firstPosts[2] },
-    { id: 'blog', parentId: null, position: 2, type: 'CUSTOM_URL', customUrl: '/blog', labels: { en: 'Blog', de: 'Blog' } },
-  ]);
-}
-
-/** Demo content: two locales (en/de), three articles published in both as translations, two categories, a header menu. */
-export const seedDemoContent: DemoSeeder = seedContent;
+};

@@ -1,0 +1,33 @@
+import type { Deps } from '../deps.js';
+import { fail } from '../shared/errors.js';
+import { type Workspace } from '../workspaces/workspaces.service.js';
+import { categoryStore, type Category } from './categories.model.js';
+export type { Category } from './categories.model.js';
+
+export const listCategories = (deps: Deps, workspace: Workspace) => categoryStore(deps.db).list(workspace.id);
+
+/** The workspace's categories among `ids`, by slug (unknown ids are left out). */
+export function categoriesByIds(deps: Deps, workspaceId: string, ids: string[]): Promise<Category[]> {
+  return categoryStore(deps.db).list(workspaceId, ids);
+}
+
+export function findCategory(deps: Deps, workspaceId: string, id: string): Promise<Category | null> {
+  return categoryStore(deps.db).byId(workspaceId, id);
+}
+
+export async function createCategory(deps: Deps, workspace: Workspace, input: { slug: string; name: string }): Promise<Category> {
+  const created = await categoryStore(deps.db).create(workspace.id, input);
+  if (!created) throw fail('category_slug_taken');
+  return created;
+}
+
+export async function updateCategory(deps: Deps, workspace: Workspace, id: string, patch: { slug?: string; name?: string }): Promise<Category> {
+  const updated = await categoryStore(deps.db).update(workspace.id, id, patch);
+  if (updated === null) throw fail('category_not_found');
+  if (updated === 'taken') throw fail('category_slug_taken');
+  return updated;
+}
+
+export async function deleteCategory(deps: Deps, workspace: Workspace, id: string): Promise<void> {
+  if (!(await categoryStore(deps.db).remove(workspace.id, id))) throw fail('category_not_found');
+}

@@ -1,0 +1,34 @@
+import { createHash } from 'node:crypto';
+import type { Request } from 'express';
+import type { Reply } from './route.js';
+
+/**
+ * Cacheable answers carry a weak ETag and `Vary: X-Api-Key, X-Publishable-Key` (app); `no-cache` lets
+ * consumer caches keep them but revalidate each time with `If-None-Match`, answered 304 when unchanged.
+ */
+const REVALIDATE = { 'Cache-Control': 'no-cache' };
+
+/** For the `description` of a route that answers through `conditionalGet`. */
+export const CONDITIONAL_GET_NOTE =
+  'Answers carry a weak `ETag`, `Cache-Control: no-cache` and `Vary: X-Api-Key, X-Publishable-Key`; send `If-None-Match` to get a bodiless 304 when nothing changed.';
+
+/** The 304 entry of such a route's `responses`. */
+export const NOT_MODIFIED = 'Unchanged since the ETag in `If-None-Match`.';
+
+/**
+ * Answers a GET with a weak ETag over the JSON body, or a bodiless 304 when `If-None-Match` names it.
+ * Evaluated here rather than by Express's freshness check, which ignores `If-None-Match` whenever the
+ * request says `Cache-Control: no-cache` (as Node's fetch does for conditional requests): an origin
+ * server evaluates the condition regardless.
+ */
+export function conditionalGet(req: Request, body: unknown): Reply {
+  const json = JSON.stringify(body);
+  const etag = `W/"${Buffer.byteLength(json).toString(16)}-${createHash('sha1').update(json).digest('base64url')}"`;
+  const headers = { ...REVALIDATE, ETag: etag };
+  const presented = req.get('if-none-match');
+  if (presented) {
+    const tags = presented.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
+    if (tags.includes('*') || tags.includes(etag.slice(2))) return { status: 304, headers };
+  }
+  return { body, headers };
+}

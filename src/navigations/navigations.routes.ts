@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { conditionalGet, CONDITIONAL_GET_NOTE, NOT_MODIFIED } from '../http/conditional-get.js';
+import { route, type RouteDef } from '../http/route.js';
+import {
+  adminNavigationSchema,
+  createNavigationBody,
+  navigationKeyParams,
+  navigationParams,
+  navigationSchema,
+  patchNavigationBody,
+  replaceItemsBody,
+  widParams,
+} from './navigations.schemas.js';
+import {
+  createNavigation,
+  deleteNavigation,
+  getNavigation,
+  getPublicNavigation,
+  listNavigations,
+  renameNavigation,
+  replaceNavigationItems,
+  toAdminNavigation,
+} from './navigations.service.js';
+
+const external = ['External: content'];
+const adminTags = ['Content'];
+const KEY_401 = 'Missing, unknown, revoked or wrong-kind key.';
+const OWNER_ONLY = 'Owners and operators only (agents: 403).';
+
+export const publicNavigationRoutes: RouteDef[] = [
+  route({
+    method: 'get',
+    path: '/external/navigations/:key',
+    summary: 'A navigation by key, as a flat item list',
+    description: [
+      'Items come in menu order (depth-first, siblings by `position`); nesting is expressed by `parentId` (null at top level).',
+      'Unset `customUrl`, `imageUrl`, `customConfig`, `labels` are null; `hiddenLocales` is always an array: the locales in which consumers should not show the item (and its children).',
+      '`post` is set on POST items: `locales` lists the published translations of the post (empty while none is published: consumers hide such items). POST items whose post was deleted are left out, with their children.',
+      CONDITIONAL_GET_NOTE,
+    ].join('\n\n'),
+    tags: external,
+    auth: 'workspaceKey',
+    params: navigationKeyParams,
+    responses: { 200: { description: 'The navigation.', schema: navigationSchema }, 304: NOT_MODIFIED, 401: KEY_401, 404: 'No navigation with this key.' },
+    handle: async ({ deps, req, workspace, params }) => conditionalGet(req, await getPublicNavigation(deps, workspace, params.key)),
+  }),
+];
+
+export const navigationRoutes: RouteDef[] = [
+  route({
+    method: 'get',
+    path: '/admin/workspaces/:wid/navigations',
+    summary: 'Navigations',
+    tags: adminTags,
+    auth: 'member',
+    params: widParams,
+    responses: { 200: { description: 'Navigations by key.', schema: z.object({ items: z.array(adminNavigationSchema) }) } },
+    handle: async ({ deps, workspace }) => ({ body: { items: (await listNavigations(deps, workspace)).map(toAdminNavigation) } }),
+  }),
+  route({
+    method: 'post',
+    path: '/admin/workspaces/:wid/navigations',
+    summary: 'Create a navigation',
+    description: `Emits \`navigation.created\`. \`key\`: lowercase letters, digits, \`-\`, \`_\`. ${OWNER_ONLY}`,
+    tags: adminTags,
+    auth: 'member',
+    role: 'owner',
+    params: widParams,
+    body: createNavigationBody,
+    responses: { 201: { description: 'Created (no items).', schema: adminNavigationSchema }, 400: 'Invalid body.', 409: 'Key taken.' },
+    handle: async ({ deps, workspace, body }) => ({ status: 201, body: toAdminNavigation(await createNavigation(deps, workspace, body)) }),
+  }),
+  route({
+    method: 'get',
+    path: '/admin/workspaces/:wid/navigations/:nid',
+    summary: 'One navigation',
+    tags: adminTags,
+    auth: 'member',
+    params: navigationParams,
+    responses: { 200: { description: 'The navigation.', schema: adminNavigationSchema }, 404: 'No such navigation.' },
+    handle: async ({ deps, workspace, params }) => ({ body: toAdminNavigation(await getNavigation(deps, workspace, params.nid)) }),
+  }),
+  route({
+    method: 'patch',
+    path: '/admin/workspaces/:wid/navigations/:nid',
+    summary: 'Rename or re-key a navigation',
+    description: `Emits \`navigation.updated\` when the key or name changed. ${OWNER_ONLY}`,
+    tags: adminTags,
+    auth: 'member',
+    role: 'owner',
+    params: navigationParams,
+    body: patchNavigationBody,
+    responses: { 200: { description: 'Updated.', schema: adminNavigationSchema }, 400: 'Invalid body.', 404: 'No such navigation.', 409: 'Key taken.' },
+    handle: async ({ deps, workspace, params, body }) => ({ body: toAdminNavigation(await renameNavigation(deps, workspace, params.nid, body)) }),
+  }),
+  route({
+    method: 'delete',
+    path: '/admin/workspaces/:wid/navigations/:nid',
+    summary: 'Delete a navigation',
+    description: `Emits \`navigation.deleted\`. ${OWNER_ONLY}`,
+    tags: adminTags,
+    auth: 'member',
+    role: 'owner',
+    params: navigationParams,
+    responses: { 204: 'Deleted.', 404: 'No such navigation.' },
+    handle: async ({ deps, workspace, params }) => {
+      await deleteNavigation(deps, workspace, params.nid);
+      return { status: 204 };
+    },
+  }),
+  route({
+    method: 'put',
+    path: '/admin/workspaces/:wid/navigations/:nid/items',
+    summary: 'Replace the item tree',
+    description: [
+      'Replaces every item at once (at most 500). `id`/`parentId` may be client ids referring to other items of the request; ids of this navigation\'s current items are kept, others are replaced by server ids.',
+      'Each rule failure is a 400 with an issue at `items.<index>.<field>`: CUSTOM_URL needs `customUrl` (absolute http(s), `/path`, `#anchor`, `mailto:` or `tel:`) and at least one label; HEADING needs a label; POST needs `postId` of a post of this workspace; only CUSTOM_URL has `customUrl` and only POST has `postId`; ids unique; `parentId` names another item of the request; no cycles; `position` unique among siblings.',
+      `Emits \`navigation.items.replaced\`. ${OWNER_ONLY}`,
+    ].join('\n\n'),
+    tags: adminTags,
+    auth: 'member',
+    role: 'owner',
+    params: navigationParams,
+    body: replaceItemsBody,
+    responses: { 200: { description: 'The navigation with its stored items (menu order).', schema: adminNavigationSchema }, 400: 'Invalid items.', 404: 'No such navigation.' },
+    handle: async ({ deps, workspace, params, body }) => ({
+      body: toAdminNavigation(await replaceNavigationItems(deps, workspace, params.nid, body.items)),
+    }),
+  }),
+];

@@ -1,0 +1,48 @@
+import { Schema, Types, type Connection } from 'mongoose';
+import { defineModel } from '../db/mongo.js';
+
+interface PostGroupDoc {
+  /** `${workspaceId}:${translationGroupId}` (`groupKey`). */
+  _id: string;
+  workspaceId: Types.ObjectId;
+  postIds: string[];
+}
+
+const postGroupSchema = new Schema<PostGroupDoc>(
+  {
+    _id: { type: String, required: true },
+    workspaceId: { type: Schema.Types.ObjectId, required: true },
+    postIds: { type: [String], default: [] },
+  },
+  { collection: 'post_groups', versionKey: false },
+);
+// No secondary index: `GET /external/posts/:slug` reads its post's group by `_id` for `translations`. A
+// post id is added before the post is stored and removed after it is deleted; readers check each post.
+
+const PostGroups = defineModel('PostGroup', postGroupSchema);
+
+const groupKey = (workspaceId: string, translationGroupId: string) => `${workspaceId}:${translationGroupId}`;
+
+/** The post ids of each translation group (`post_groups`), read by `_id` only. */
+export function postGroupStore(db: Connection) {
+  const groups = PostGroups(db);
+  return {
+    /** Adds posts to the group's entry (before the posts are stored). */
+    async join(workspaceId: string, translationGroupId: string, postIds: string[]): Promise<void> {
+      await groups.updateOne(
+        { _id: groupKey(workspaceId, translationGroupId) },
+        { $set: { workspaceId: new Types.ObjectId(workspaceId) }, $addToSet: { postIds: { $each: postIds } } },
+        { upsert: true },
+      );
+    },
+    async leave(workspaceId: string, translationGroupId: string, postId: string): Promise<void> {
+      await groups.updateOne({ _id: groupKey(workspaceId, translationGroupId) }, { $pull: { postIds: postId } });
+    },
+    /** The post ids listed for the group (unchecked: the caller reads each post). */
+    async members(workspaceId: string, translationGroupId: string): Promise<string[]> {
+      const entry = await groups.findOne({ _id: groupKey(workspaceId, translationGroupId) }).lean<PostGroupDoc>();
+      if (!entry || entry.workspaceId.toHexString() !== workspaceId) return [];
+      return [...new Set(entry.postIds)];
+    },
+  };
+}

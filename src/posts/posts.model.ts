@@ -1,0 +1,373 @@
+import { Schema, Types, type Connection } from 'mongoose';
+import { defineModel, isDuplicateKeyError } from '../db/mongo.js';
+import { loadJson, storeJson } from '../db/json-field.js';
+import { tenantScope } from '../db/tenant-store.js';
+import { isObjectIdHex } from '../shared/ids.js';
+import type { PageRequest } from '../shared/paging.js';
+import { POINT_READS_MAX, postBodyStore, type PostBody } from './post-bodies.model.js';
+import { postGroupStore } from './post-groups.model.js';
+import { postSlugStore } from './post-slugs.model.js';
+export type { PostBody } from './post-bodies.model.js';
+
+/*
+ * Layout, shaped by the local engine: FerretDB 1.24 (SQLite) pushes nothing down to SQLite except a filter
+ * that is exactly `{_id: <value>}`; every other query reads and decodes the whole collection. So:
+ * - `posts` holds everything but the bodies (small documents: scans for lists, categories, translations
+ *   and navigations stay cheap), with the indexes MongoDB uses;
+ * - `post_draft_bodies` and `post_published_bodies` hold the markdown/HTML of each post's draft and
+ *   published snapshot, keyed by post id and read only when a caller needs them (`include=content`, the
+ *   admin post, publish hashing). Two collections, because a FerretDB `_id` read still walks its whole
+ *   table in SQLite (the `_id_` index expression differs from the one it queries by), so public reads
+ *   should not pay for the drafts (`post-bodies.model.ts`);
+ * - `post_groups` lists the post ids of each translation group (single-post `translations` by `_id`,
+ *   `post-groups.model.ts`);
+ * - `post_slugs` maps each published slug snapshot to its post, so `GET /external/posts/:slug` is `_id`
+ *   lookups only (`post-slugs.model.ts`).
+ * No transactions: the post document is the truth; a body or slug entry is written before the post
+ * document that refers to it and removed after, and readers check the post they reach.
+ */
+
+export type PostState = 'DRAFT' | 'PUBLISHED' | 'UNPUBLISHED';
+
+/** The fields a publish copies from the draft to the public snapshot (and hashes). */
+export interface PostContent {
+  slug: string;
+  canonicalSlug: string;
+  title: string;
+  metaDescription: string;
+  imageUrl: string;
+  tags: string[];
+  categoryId: string | null;
+  authorName: string;
+  customConfig: Record<string, unknown>;
+  contentMarkdown: string | null;
+  contentHtml: string | null;
+  jsonLd: Record<string, unknown> | null;
+}
+
+/** A content snapshot without its body: what the post document itself carries. */
+export type PostFields = Omit<PostContent, keyof PostBody>;
+
+interface PostBase {
+  id: string;
+  workspaceId: string;
+  type: string;
+  postTypeId: string;
+  locale: string;
+  translationGroupId: string;
+  state: PostState;
+  publishedAt: Date | null;
+  lastPublishedHash: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A post with its bodies (admin answers, publish). */
+export interface Post extends PostBase {
+  draft: PostContent;
+  /** What `/external` serves while `state` is PUBLISHED; kept apart so a half-edited draft never leaks. */
+  published: PostContent | null;
+}
+
+/** A post without its bodies (lookups that need no markdown/HTML). `Post` is one too. */
+export interface PostHead extends PostBase {
+  draft: PostFields;
+  published: PostFields | null;
+}
+
+interface ContentDoc {
+  slug: string;
+  canonicalSlug: string;
+  title: string;
+  metaDescription: string;
+  imageUrl: string;
+  tags: string[];
+  categoryId: string | null;
+  authorName: string;
+  customConfigJson: string;
+  jsonLdJson: string | null;
+}
+
+export interface PostDoc extends ContentDoc {
+  _id: Types.ObjectId;
+  workspaceId: Types.ObjectId;
+  type: string;
+  postTypeId: string;
+  locale: string;
+  translationGroupId: string;
+  state: PostState;
+  pub: ContentDoc | null;
+  publishedAt: Date | null;
+  lastPublishedHash: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const contentFields = {
+  slug: { type: String, required: true },
+  canonicalSlug: { type: String, required: true },
+  title: { type: String, required: true },
+  metaDescription: { type: String, default: '' },
+  imageUrl: { type: String, default: '' },
+  tags: { type: [String], default: [] },
+  categoryId: { type: String, default: null },
+  authorName: { type: String, default: '' },
+  customConfigJson: { type: String, default: '{}' },
+  jsonLdJson: { type: String, default: null },
+};
+
+const postSchema = new Schema<PostDoc>(
+  {
+    workspaceId: { type: Schema.Types.ObjectId, required: true },
+    type: { type: String, required: true },
+    postTypeId: { type: String, required: true },
+    locale: { type: String, required: true },
+    translationGroupId: { type: String, required: true },
+    state: { type: String, required: true, enum: ['DRAFT', 'PUBLISHED', 'UNPUBLISHED'] },
+    ...contentFields,
+    pub: { type: new Schema(contentFields, { _id: false }), default: null },
+    publishedAt: { type: Date, default: null },
+    lastPublishedHash: { type: String, default: null },
+  },
+  { timestamps: true, collection: 'posts' },
+);
+// Draft slugs are unique per (workspace, locale): admin create/rename answer 409 on a clash.
+postSchema.index({ workspaceId: 1, locale: 1, slug: 1 }, { unique: true });
+// Admin create/rename: is the slug another post's published snapshot (`slugUsedByOther`).
+postSchema.index({ workspaceId: 1, locale: 1, 'pub.slug': 1 });
+// `GET /external/posts` in its order (publishedAt desc, id desc), by type and state...
+postSchema.index({ workspaceId: 1, type: 1, state: 1, publishedAt: -1, _id: -1 });
+// ...and the same with `?locale=`, plus the categories filter (published categories per locale).
+postSchema.index({ workspaceId: 1, type: 1, locale: 1, state: 1, publishedAt: -1, _id: -1 });
+postSchema.index({ workspaceId: 1, state: 1, locale: 1, 'pub.categoryId': 1 });
+// Translations of one post (single-post `translations`, navigation `post.locales`).
+postSchema.index({ workspaceId: 1, translationGroupId: 1 });
+
+/** The `posts` collection; `published-posts.model.ts` reads it too. */
+export const Posts = defineModel('Post', postSchema);
+
+export function toFields(doc: ContentDoc): PostFields {
+  return {
+    slug: doc.slug,
+    canonicalSlug: doc.canonicalSlug,
+    title: doc.title,
+    metaDescription: doc.metaDescription ?? '',
+    imageUrl: doc.imageUrl ?? '',
+    tags: doc.tags ?? [],
+    categoryId: doc.categoryId ?? null,
+    authorName: doc.authorName ?? '',
+    customConfig: loadJson<Record<string, unknown>>(doc.customConfigJson) ?? {},
+    jsonLd: loadJson<Record<string, unknown>>(doc.jsonLdJson),
+  };
+}
+
+function fromContent(content: PostFields): ContentDoc {
+  return {
+    slug: content.slug,
+    canonicalSlug: content.canonicalSlug,
+    title: content.title,
+    metaDescription: content.metaDescription,
+    imageUrl: content.imageUrl,
+    tags: content.tags,
+    categoryId: content.categoryId,
+    authorName: content.authorName,
+    customConfigJson: storeJson(content.customConfig) ?? '{}',
+    jsonLdJson: storeJson(content.jsonLd),
+  };
+}
+
+const bodyOf = (content: PostContent): PostBody => ({ contentMarkdown: content.contentMarkdown, contentHtml: content.contentHtml });
+
+/** Field order of the answers: as `PostContent` declares it (bodies between `customConfig` and `jsonLd`). */
+function withBody(fields: PostFields, body: PostBody | null): PostContent {
+  const { jsonLd, ...rest } = fields;
+  return { ...rest, contentMarkdown: body?.contentMarkdown ?? null, contentHtml: body?.contentHtml ?? null, jsonLd };
+}
+
+function toHead(doc: PostDoc): PostHead {
+  return {
+    id: doc._id.toHexString(),
+    workspaceId: doc.workspaceId.toHexString(),
+    type: doc.type,
+    postTypeId: doc.postTypeId,
+    locale: doc.locale,
+    translationGroupId: doc.translationGroupId,
+    state: doc.state,
+    draft: toFields(doc),
+    published: doc.pub ? toFields(doc.pub) : null,
+    publishedAt: doc.publishedAt ?? null,
+    lastPublishedHash: doc.lastPublishedHash ?? null,
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+  };
+}
+
+export interface NewPost {
+  type: string;
+  postTypeId: string;
+  locale: string;
+  translationGroupId: string;
+  draft: PostContent;
+}
+
+export interface ImportedPost {
+  type: string;
+  postTypeId: string;
+  locale: string;
+  translationGroupId: string;
+  content: PostContent;
+  publishedAt: Date;
+  hash: string;
+}
+
+/** The posts as the admin side sees them: drafts, states and both snapshots. */
+export function postStore(db: Connection) {
+  const model = Posts(db);
+  const scope = tenantScope(model);
+  const bodies = postBodyStore(db);
+  const groups = postGroupStore(db);
+  const slugs = postSlugStore(db);
+
+  async function withBodies(workspaceId: string, heads: PostHead[]): Promise<Post[]> {
+    const [drafts, published] = await Promise.all([
+      bodies.of(workspaceId, 'draft', heads.map((head) => head.id)),
+      bodies.of(workspaceId, 'published', heads.filter((head) => head.published).map((head) => head.id)),
+    ]);
+    return heads.map((head) => ({
+      ...head,
+      draft: withBody(head.draft, drafts.get(head.id) ?? null),
+      published: head.published ? withBody(head.published, published.get(head.id) ?? null) : null,
+    }));
+  }
+  const withBodiesOne = async (doc: PostDoc) => (await withBodies(doc.workspaceId.toHexString(), [toHead(doc)]))[0];
+
+  return {
+    /** null when (locale, slug) is taken. */
+    async create(workspaceId: string, input: NewPost): Promise<Post | null> {
+      const _id = new Types.ObjectId();
+      const postId = _id.toHexString();
+      // Body and group entry first: a post document never lacks them.
+      await Promise.all([bodies.write(workspaceId, postId, 'draft', bodyOf(input.draft)), groups.join(workspaceId, input.translationGroupId, [postId])]);
+      try {
+        const doc = await model.create({
+          _id,
+          workspaceId: new Types.ObjectId(workspaceId),
+          type: input.type,
+          postTypeId: input.postTypeId,
+          locale: input.locale,
+          translationGroupId: input.translationGroupId,
+          state: 'DRAFT',
+          ...fromContent(input.draft),
+          pub: null,
+          publishedAt: null,
+          lastPublishedHash: null,
+        });
+        return { ...toHead(doc.toObject()), draft: input.draft, published: null };
+      } catch (error) {
+        await Promise.all([bodies.remove(postId, ['draft']), groups.leave(workspaceId, input.translationGroupId, postId)]);
+        if (isDuplicateKeyError(error)) return null;
+        throw error;
+      }
+    },
+    /**
+     * Bulk import of already-published posts (benchmarks, migrations): a few inserts, no per-post checks,
+     * so the caller guarantees unique slugs and valid categories.
+     */
+    async importPublished(workspaceId: string, posts: ImportedPost[]): Promise<void> {
+      const rows = posts.map((post) => ({ ...post, _id: new Types.ObjectId() }));
+      for (const side of ['draft', 'published'] as const) {
+        await bodies.insertMany(workspaceId, side, rows.map((row) => ({ postId: row._id.toHexString(), body: bodyOf(row.content) })));
+      }
+      const members = new Map<string, string[]>();
+      for (const row of rows) members.set(row.translationGroupId, [...(members.get(row.translationGroupId) ?? []), row._id.toHexString()]);
+      for (const [groupId, postIds] of members) await groups.join(workspaceId, groupId, postIds);
+      await slugs.insertMany(workspaceId, rows.map((row) => ({ locale: row.locale, slug: row.content.slug, postId: row._id.toHexString() })));
+      await model.insertMany(
+        rows.map((row) => ({
+          _id: row._id,
+          workspaceId: new Types.ObjectId(workspaceId),
+          type: row.type,
+          postTypeId: row.postTypeId,
+          locale: row.locale,
+          translationGroupId: row.translationGroupId,
+          state: 'PUBLISHED',
+          ...fromContent(row.content),
+          pub: fromContent(row.content),
+          publishedAt: row.publishedAt,
+          lastPublishedHash: row.hash,
+        })),
+      );
+    },
+    /** The post with both bodies. */
+    async byId(workspaceId: string, id: string): Promise<Post | null> {
+      const doc = await scope.byId(workspaceId, id);
+      return doc ? withBodiesOne(doc) : null;
+    },
+    /** Without bodies: point reads by `_id` for a few ids (navigations), one `$in` query for many. */
+    async byIds(workspaceId: string, ids: string[]): Promise<PostHead[]> {
+      const unique = [...new Set(ids.filter(isObjectIdHex))];
+      const docs =
+        unique.length <= POINT_READS_MAX
+          ? await Promise.all(unique.map((id) => scope.byId(workspaceId, id)))
+          : await scope.find(workspaceId, { _id: { $in: unique.map((id) => new Types.ObjectId(id)) } });
+      return docs.filter((doc): doc is PostDoc => doc !== null).map(toHead);
+    },
+    async inGroup(workspaceId: string, translationGroupId: string): Promise<PostHead[]> {
+      const docs = await scope.find(workspaceId, { translationGroupId });
+      return docs.map(toHead);
+    },
+    /** Another post of the workspace whose draft or published slug is `slug` in `locale`. */
+    async slugUsedByOther(workspaceId: string, locale: string, slug: string, exceptId: string | null): Promise<boolean> {
+      const filter: Record<string, unknown> = { locale, $or: [{ slug }, { 'pub.slug': slug }] };
+      if (exceptId) filter._id = { $ne: new Types.ObjectId(exceptId) };
+      return (await model.exists(scope.filter(workspaceId, filter))) !== null;
+    },
+    /** Newest created first. */
+    async list(workspaceId: string, filter: { type?: string; locale?: string; state?: PostState }, request: PageRequest): Promise<{ items: Post[]; total: number }> {
+      const query: Record<string, unknown> = {};
+      if (filter.type) query.type = filter.type;
+      if (filter.locale) query.locale = filter.locale;
+      if (filter.state) query.state = filter.state;
+      const { docs, total } = await scope.page(workspaceId, query, { _id: -1 }, request);
+      return { items: await withBodies(workspaceId, docs.map(toHead)), total };
+    },
+    /** null when missing, `'taken'` when the slug clashes. */
+    async updateDraft(workspaceId: string, id: string, draft: PostContent): Promise<Post | null | 'taken'> {
+      try {
+        const doc = await scope.updateById(workspaceId, id, { $set: fromContent(draft) });
+        if (!doc) return null;
+        await bodies.write(workspaceId, id, 'draft', bodyOf(draft));
+        return withBodiesOne(doc);
+      } catch (error) {
+        if (isDuplicateKeyError(error)) return 'taken';
+        throw error;
+      }
+    },
+    /** The published body is written before the snapshot that goes with it. */
+    async setPublished(workspaceId: string, id: string, snapshot: PostContent, publishedAt: Date, hash: string): Promise<Post | null> {
+      await bodies.write(workspaceId, id, 'published', bodyOf(snapshot));
+      const doc = await scope.updateById(workspaceId, id, { $set: { state: 'PUBLISHED', pub: fromContent(snapshot), publishedAt, lastPublishedHash: hash } });
+      return doc ? withBodiesOne(doc) : null;
+    },
+    /** Moves PUBLISHED to UNPUBLISHED; null when the post was not published (nothing changed). */
+    async unpublish(workspaceId: string, id: string): Promise<Post | null> {
+      const doc = await model
+        .findOneAndUpdate(scope.filter(workspaceId, { _id: new Types.ObjectId(id), state: 'PUBLISHED' }), { $set: { state: 'UNPUBLISHED' } }, { returnDocument: 'after' })
+        .lean<PostDoc>();
+      return doc ? withBodiesOne(doc) : null;
+    },
+    /** Deletes the post, then its bodies, group membership and published slug entry. */
+    async remove(workspaceId: string, id: string): Promise<PostHead | null> {
+      if (!isObjectIdHex(id)) return null;
+      const doc = await model.findOneAndDelete(scope.filter(workspaceId, { _id: new Types.ObjectId(id) })).lean<PostDoc>();
+      if (!doc) return null;
+      const head = toHead(doc);
+      await Promise.all([
+        bodies.remove(id, ['draft', 'published']),
+        groups.leave(workspaceId, head.translationGroupId, id),
+        head.published ? slugs.release(workspaceId, head.locale, head.published.slug, id) : null,
+      ]);
+      return head;
+    },
+  };
+}

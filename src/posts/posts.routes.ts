@@ -1,0 +1,181 @@
+import { z } from 'zod';
+import { conditionalGet, CONDITIONAL_GET_NOTE, NOT_MODIFIED } from '../http/conditional-get.js';
+import { route, type RouteDef } from '../http/route.js';
+import { categorySchema } from '../categories/categories.schemas.js';
+import {
+  adminPostListSchema,
+  adminPostSchema,
+  adminPostsQuery,
+  categoriesQuery,
+  createPostBody,
+  listPostsQuery,
+  patchPostBody,
+  postListSchema,
+  postParams,
+  singlePostQuery,
+  singlePostSchema,
+  slugParams,
+  widParams,
+} from './posts.schemas.js';
+import { createPost, deletePost, editDraft, getPost, listPostsAdmin, toAdminPost } from './posts.service.js';
+import { publishPost, unpublishPost } from './publication.service.js';
+import { getPublicPost, listPublicCategories, listPublicPosts } from './public-posts.service.js';
+
+const external = ['External: content'];
+const adminTags = ['Content'];
+const KEY_401 = 'Missing, unknown, revoked or wrong-kind key.';
+const OWNER_ONLY = 'Owners and operators only (agents: 403).';
+
+/** The public reads; `GET /external/categories` too: it lists the categories published posts use. */
+export const publicPostRoutes: RouteDef[] = [
+  route({
+    method: 'get',
+    path: '/external/posts',
+    summary: 'Published posts, newest first',
+    description: [
+      'Only PUBLISHED posts, as of their last publish (draft edits never show). Order: `publishedAt` desc, then `postId` desc (stable across pages).',
+      '`type` defaults to `blog`; `*` means every type; an unknown type gives an empty list. `locale` omitted: every locale.',
+      '`page`, `limit`, `force_limit` must be positive integers (else 400). `limit` above 50 is clamped to 50; `force_limit=N` sets the page size to min(N, 1000) and `limit` is then ignored. `pageInfo.limit` is the size used.',
+      '`totalPages` is ceil(total / limit) (0 when nothing matches); a page past the end answers 200 with no items, `hasNext` false and `hasPrev` true.',
+      '`include=content` inlines `contentHtml` and `contentMarkdown` (otherwise null); any other `include` value is 400.',
+      '`q` (at most 200 chars): case-insensitive literal substring of the title or slug; regex metacharacters in it match themselves.',
+      '`category` is null for a post without one. `jsonLd` is a schema.org object built from the post (`@type` from the post type, `BlogPosting` for `blog`), overlaid with the post\'s own `jsonLd`; null when neither is configured.',
+      CONDITIONAL_GET_NOTE,
+    ].join('\n\n'),
+    tags: external,
+    auth: 'workspaceKey',
+    query: listPostsQuery,
+    responses: { 200: { description: 'A page of posts.', schema: postListSchema }, 304: NOT_MODIFIED, 400: 'Invalid query parameter.', 401: KEY_401 },
+    handle: async ({ deps, req, workspace, query }) => conditionalGet(req, await listPublicPosts(deps, workspace, query)),
+  }),
+  route({
+    method: 'get',
+    path: '/external/posts/:slug',
+    summary: 'One published post by its slug',
+    description: [
+      'With `locale`: the slug in that locale only, else 404. Without: the workspace `defaultLocale` first, then the other served locales in the order of `workspace.locales`.',
+      '`translations` lists every published locale variant of the post (itself included) in workspace locale order. `locale` and `type` name the variant served.',
+      'As in the list, `contentHtml`/`contentMarkdown` are null unless `include=content`. Drafts, unpublished and deleted posts answer 404 exactly as if they never existed.',
+      CONDITIONAL_GET_NOTE,
+    ].join('\n\n'),
+    tags: external,
+    auth: 'workspaceKey',
+    params: slugParams,
+    query: singlePostQuery,
+    responses: { 200: { description: 'The post.', schema: singlePostSchema }, 304: NOT_MODIFIED, 400: 'Invalid query parameter.', 401: KEY_401, 404: 'No published post with this slug in the locale(s).' },
+    handle: async ({ deps, req, workspace, params, query }) => conditionalGet(req, await getPublicPost(deps, workspace, params.slug, query)),
+  }),
+  route({
+    method: 'get',
+    path: '/external/categories',
+    summary: 'Categories with published posts',
+    description: `\`locale\` defaults to the workspace \`defaultLocale\`: only categories with at least one published post in that locale. \`locale=*\` lists every category. Sorted by slug.\n\n${CONDITIONAL_GET_NOTE}`,
+    tags: external,
+    auth: 'workspaceKey',
+    query: categoriesQuery,
+    responses: { 200: { description: 'Categories.', schema: z.object({ items: z.array(categorySchema) }) }, 304: NOT_MODIFIED, 400: 'Invalid locale.', 401: KEY_401 },
+    handle: async ({ deps, req, workspace, query }) => conditionalGet(req, { items: await listPublicCategories(deps, workspace, query.locale) }),
+  }),
+];
+
+export const postRoutes: RouteDef[] = [
+  route({
+    method: 'get',
+    path: '/admin/workspaces/:wid/posts',
+    summary: 'Posts with their state',
+    description: 'Drafts, published and unpublished posts, newest created first; filters `type`, `locale`, `state`; `page`, `limit` (at most 100, default 50).',
+    tags: adminTags,
+    auth: 'member',
+    params: widParams,
+    query: adminPostsQuery,
+    responses: { 200: { description: 'A page of posts.', schema: adminPostListSchema } },
+    handle: async ({ deps, workspace, query }) => {
+      const { items, pageInfo } = await listPostsAdmin(deps, workspace, query);
+      return { body: { items: items.map(toAdminPost), pageInfo } };
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/admin/workspaces/:wid/posts',
+    summary: 'Create a post (as a draft)',
+    description: [
+      '`type` defaults to `blog`. `locale` must be one of the workspace locales. `translationOf` joins that post\'s translation group and takes its `canonicalSlug` (a different one is 400; a second post of the same locale in the group is 409 `translation_exists`). Without it a new group starts and `canonicalSlug` defaults to `slug`.',
+      '`(locale, slug)` is unique in the workspace, drafts included: 409 `slug_taken`. `customConfig` defaults to the type\'s `defaultConfig`.',
+      'Markdown alone renders the HTML (GitHub-flavoured `marked`); given HTML is kept. Either way the HTML is sanitized (`sanitize-html`: no scripts, event handlers or `javascript:` links).',
+      OWNER_ONLY,
+    ].join('\n\n'),
+    tags: adminTags,
+    auth: 'member',
+    role: 'owner',
+    params: widParams,
+    body: createPostBody,
+    responses: { 201: { description: 'The draft.', schema: adminPostSchema }, 400: 'Invalid body.', 409: 'Slug taken or translation exists.' },
+    handle: async ({ deps, workspace, body }) => ({ status: 201, body: toAdminPost(await createPost(deps, workspace, body)) }),
+  }),
+  route({
+    method: 'get',
+    path: '/admin/workspaces/:wid/posts/:pid',
+    summary: 'One post (draft and published snapshot)',
+    tags: adminTags,
+    auth: 'member',
+    params: postParams,
+    responses: { 200: { description: 'The post.', schema: adminPostSchema }, 404: 'No such post.' },
+    handle: async ({ deps, workspace, params }) => ({ body: toAdminPost(await getPost(deps, workspace, params.pid)) }),
+  }),
+  route({
+    method: 'patch',
+    path: '/admin/workspaces/:wid/posts/:pid',
+    summary: 'Edit the draft',
+    description: `Changes only the draft: nothing changes publicly until publish. \`type\`, \`locale\` and \`canonicalSlug\` are fixed at creation (unknown fields are 400). New markdown without HTML re-renders the HTML. ${OWNER_ONLY}`,
+    tags: adminTags,
+    auth: 'member',
+    role: 'owner',
+    params: postParams,
+    body: patchPostBody,
+    responses: { 200: { description: 'The post.', schema: adminPostSchema }, 400: 'Invalid body.', 404: 'No such post.', 409: 'Slug taken.' },
+    handle: async ({ deps, workspace, params, body }) => ({ body: toAdminPost(await editDraft(deps, workspace, params.pid, body)) }),
+  }),
+  route({
+    method: 'post',
+    path: '/admin/workspaces/:wid/posts/:pid/publish',
+    summary: 'Publish the draft',
+    description: [
+      'Copies the draft to the public snapshot. `publishedAt` is re-stamped and `post.published` emitted on the first publish, after an unpublish (even with identical content), and when the content hash of the published fields differs from the last publish.',
+      'Publishing identical content again is a no-op: 200, `publishedAt` unchanged, no event. 409 `slug_taken` when another published post holds the slug in this locale.',
+      OWNER_ONLY,
+    ].join('\n\n'),
+    tags: adminTags,
+    auth: 'member',
+    role: 'owner',
+    params: postParams,
+    responses: { 200: { description: 'The post.', schema: adminPostSchema }, 404: 'No such post.', 409: 'Slug taken.' },
+    handle: async ({ deps, workspace, params }) => ({ body: toAdminPost((await publishPost(deps, workspace, params.pid)).post) }),
+  }),
+  route({
+    method: 'post',
+    path: '/admin/workspaces/:wid/posts/:pid/unpublish',
+    summary: 'Unpublish',
+    description: `Hides the post publicly and emits \`post.unpublished\`. Idempotent: a post that is not published is returned unchanged, without an event. ${OWNER_ONLY}`,
+    tags: adminTags,
+    auth: 'member',
+    role: 'owner',
+    params: postParams,
+    responses: { 200: { description: 'The post.', schema: adminPostSchema }, 404: 'No such post.' },
+    handle: async ({ deps, workspace, params }) => ({ body: toAdminPost(await unpublishPost(deps, workspace, params.pid)) }),
+  }),
+  route({
+    method: 'delete',
+    path: '/admin/workspaces/:wid/posts/:pid',
+    summary: 'Delete a post',
+    description: `Emits \`post.unpublished\` when the post was published. Navigation items pointing at it disappear from the public navigation. ${OWNER_ONLY}`,
+    tags: adminTags,
+    auth: 'member',
+    role: 'owner',
+    params: postParams,
+    responses: { 204: 'Deleted.', 404: 'No such post.' },
+    handle: async ({ deps, workspace, params }) => {
+      await deletePost(deps, workspace, params.pid);
+      return { status: 204 };
+    },
+  }),
+];

@@ -1,0 +1,171 @@
+import { Types } from 'mongoose';
+import type { Deps } from '../deps.js';
+import { fail, invalid, type FieldIssue } from '../shared/errors.js';
+import { pageInfoOf } from '../shared/paging.js';
+import { findCategory } from '../categories/categories.service.js';
+import { type Workspace } from '../workspaces/workspaces.service.js';
+import { renderMarkdown, sanitizeContentHtml } from './markdown.js';
+import { BLOG, postTypeBySlug } from './post-types.service.js';
+import { postStore, type Post, type PostContent, type PostHead, type PostState } from './posts.model.js';
+import { publishedPostStore, type PublishedPost } from './published-posts.model.js';
+import { announceDeletion, hasUnpublishedChanges } from './publication.service.js';
+export type { Post, PostContent, PostHead, PostState } from './posts.model.js';
+export type { PublishedPost } from './published-posts.model.js';
+
+export const ADMIN_DEFAULT_PAGE_SIZE = 50;
+export const ADMIN_MAX_PAGE_SIZE = 100;
+
+export interface CreatePostInput {
+  type?: string;
+  locale: string;
+  slug: string;
+  canonicalSlug?: string;
+  translationOf?: string;
+  title: string;
+  metaDescription?: string;
+  imageUrl?: string;
+  tags?: string[];
+  categoryId?: string | null;
+  authorName?: string;
+  customConfig?: Record<string, unknown>;
+  contentMarkdown?: string | null;
+  contentHtml?: string | null;
+  jsonLd?: Record<string, unknown> | null;
+}
+
+export type PostPatch = Partial<Omit<PostContent, 'canonicalSlug'>>;
+
+/** HTML given is sanitized; markdown alone renders (and sanitizes) the HTML. */
+function resolveHtml(markdown: string | null | undefined, html: string | null | undefined): string | null | undefined {
+  if (html !== undefined && html !== null) return sanitizeContentHtml(html);
+  if (html === null) return markdown ? renderMarkdown(markdown) : null;
+  if (markdown !== undefined) return markdown === null ? null : renderMarkdown(markdown);
+  return undefined;
+}
+
+async function checkCategory(deps: Deps, workspaceId: string, categoryId: string | null | undefined): Promise<void> {
+  if (!categoryId) return;
+  if (!(await findCategory(deps, workspaceId, categoryId))) {
+    throw invalid([{ path: 'categoryId', message: 'no such category in this workspace' }]);
+  }
+}
+
+export async function createPost(deps: Deps, workspace: Workspace, input: CreatePostInput): Promise<Post> {
+  const posts = postStore(deps.db);
+  const issues: FieldIssue[] = [];
+  if (!workspace.locales.includes(input.locale)) issues.push({ path: 'locale', message: `must be one of the workspace locales (${workspace.locales.join(', ')})` });
+  const type = await postTypeBySlug(deps, workspace.id, input.type ?? BLOG.slug);
+  if (!type) issues.push({ path: 'type', message: 'no such post type in this workspace' });
+  let translationGroupId = new Types.ObjectId().toHexString();
+  let canonicalSlug = input.canonicalSlug ?? input.slug;
+  if (input.translationOf) {
+    const original = await posts.byId(workspace.id, input.translationOf);
+    if (!original) issues.push({ path: 'translationOf', message: 'no such post in this workspace' });
+    else {
+      const group = await posts.inGroup(workspace.id, original.translationGroupId);
+      if (group.some((post) => post.locale === input.locale)) {
+        throw fail('translation_exists', `This translation group already has a post in ${input.locale}.`);
+      }
+      if (type && original.type !== type.slug) issues.push({ path: 'type', message: 'must be the type of the post it translates' });
+      if (input.canonicalSlug && input.canonicalSlug !== original.draft.canonicalSlug) {
+        issues.push({ path: 'canonicalSlug', message: 'translations share the canonicalSlug of their group' });
+      }
+      translationGroupId = original.translationGroupId;
+      canonicalSlug = original.draft.canonicalSlug;
+    }
+  }
+  await checkCategory(deps, workspace.id, input.categoryId).catch((error: { issues?: FieldIssue[] }) => issues.push(...(error.issues ?? [])));
+  if (issues.length) throw invalid(issues);
+  if (await posts.slugUsedByOther(workspace.id, input.locale, input.slug, null)) {
+    throw fail('post_slug_taken');
+  }
+  const draft: PostContent = {
+    slug: input.slug,
+    canonicalSlug,
+    title: input.title,
+    metaDescription: input.metaDescription ?? '',
+    imageUrl: input.imageUrl ?? '',
+    tags: input.tags ?? [],
+    categoryId: input.categoryId ?? null,
+    authorName: input.authorName ?? '',
+    customConfig: input.customConfig ?? type!.defaultConfig ?? {},
+    contentMarkdown: input.contentMarkdown ?? null,
+    contentHtml: resolveHtml(input.contentMarkdown, input.contentHtml) ?? null,
+    jsonLd: input.jsonLd ?? null,
+  };
+  const created = await posts.create(workspace.id, { type: type!.slug, postTypeId: type!.id, locale: input.locale, translationGroupId, draft });
+  if (!created) throw fail('post_slug_taken');
+  return created;
+}
+
+export async function getPost(deps: Deps, workspace: Workspace, id: string): Promise<Post> {
+  const post = await postStore(deps.db).byId(workspace.id, id);
+  if (!post) throw fail('post_not_found');
+  return post;
+}
+
+export async function listPostsAdmin(
+  deps: Deps,
+  workspace: Workspace,
+  query: { type?: string; locale?: string; state?: PostState; page?: number; limit?: number },
+) {
+  const request = { page: query.page ?? 1, limit: Math.min(query.limit ?? ADMIN_DEFAULT_PAGE_SIZE, ADMIN_MAX_PAGE_SIZE) };
+  const { items, total } = await postStore(deps.db).list(workspace.id, query, request);
+  return { items, pageInfo: pageInfoOf(request, total) };
+}
+
+export async function editDraft(deps: Deps, workspace: Workspace, id: string, patch: PostPatch): Promise<Post> {
+  const posts = postStore(deps.db);
+  const post = await getPost(deps, workspace, id);
+  await checkCategory(deps, workspace.id, patch.categoryId);
+  if (patch.slug !== undefined && patch.slug !== post.draft.slug && (await posts.slugUsedByOther(workspace.id, post.locale, patch.slug, post.id))) {
+    throw fail('post_slug_taken');
+  }
+  const draft: PostContent = { ...post.draft };
+  for (const [field, value] of Object.entries(patch)) {
+    if (value !== undefined && field !== 'contentHtml') (draft as unknown as Record<string, unknown>)[field] = value;
+  }
+  // Clearing the HTML while markdown stays re-renders it from the markdown.
+  const markdown = patch.contentMarkdown !== undefined ? patch.contentMarkdown : patch.contentHtml === null ? post.draft.contentMarkdown : undefined;
+  const html = resolveHtml(markdown, patch.contentHtml);
+  if (html !== undefined) draft.contentHtml = html;
+  const updated = await posts.updateDraft(workspace.id, post.id, draft);
+  if (updated === null) throw fail('post_not_found');
+  if (updated === 'taken') throw fail('post_slug_taken');
+  return updated;
+}
+
+export async function deletePost(deps: Deps, workspace: Workspace, id: string): Promise<void> {
+  const removed = await postStore(deps.db).remove(workspace.id, id);
+  if (!removed) throw fail('post_not_found');
+  await announceDeletion(deps, workspace, removed);
+}
+
+export function toAdminPost(post: Post) {
+  return {
+    id: post.id,
+    type: post.type,
+    postTypeId: post.postTypeId,
+    locale: post.locale,
+    translationGroupId: post.translationGroupId,
+    state: post.state,
+    ...post.draft,
+    publishedAt: post.publishedAt ? post.publishedAt.toISOString() : null,
+    hasUnpublishedChanges: hasUnpublishedChanges(post),
+    published: post.published,
+    createdAt: post.createdAt.toISOString(),
+    updatedAt: post.updatedAt.toISOString(),
+  };
+}
+
+/* ---- for other domains (navigations) ---- */
+
+/** The workspace's posts among `ids`, without bodies; unknown ids are left out. */
+export function findPostHeads(deps: Deps, workspaceId: string, ids: string[]): Promise<PostHead[]> {
+  return postStore(deps.db).byIds(workspaceId, ids);
+}
+
+/** Every published post of these translation groups. */
+export function publishedInGroups(deps: Deps, workspaceId: string, groupIds: string[]): Promise<PublishedPost[]> {
+  return publishedPostStore(deps.db).inGroups(workspaceId, groupIds);
+}

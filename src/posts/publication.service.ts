@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto';
+import type { Deps } from '../deps.js';
+import { fail } from '../shared/errors.js';
+import { type Workspace } from '../workspaces/workspaces.service.js';
+import { postStore, type Post, type PostContent, type PostHead } from './posts.model.js';
+import { publishedPostStore } from './published-posts.model.js';
+
+// The publication rules in one place: what a publish copies and hashes, when `publishedAt` is stamped,
+// and when `post.published` / `post.unpublished` are emitted.
+
+/** The hash that decides whether a publish changed anything public: every field the snapshot carries. */
+export function contentHash(content: PostContent): string {
+  const canonical = JSON.stringify(content, (_key, value: unknown) =>
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value,
+  );
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+/** The draft differs from what was last published. */
+export function hasUnpublishedChanges(post: Post): boolean {
+  return post.lastPublishedHash !== contentHash(post.draft);
+}
+
+function postEvent(event: 'post.published' | 'post.unpublished', workspace: Workspace, post: PostHead, at: Date) {
+  const content = post.published ?? post.draft;
+  return {
+    event,
+    workspaceId: workspace.id,
+    postId: post.id,
+    slug: content.slug,
+    title: content.title,
+    publishedAt: post.publishedAt ? post.publishedAt.toISOString() : null,
+    at: at.toISOString(),
+  };
+}
+
+async function loadPost(deps: Deps, workspace: Workspace, id: string): Promise<Post> {
+  const post = await postStore(deps.db).byId(workspace.id, id);
+  if (!post) throw fail('post_not_found');
+  return post;
+}
+
+/**
+ * Copies the draft to the public snapshot. `publishedAt` is re-stamped (and `post.published` emitted) on
+ * the first publish, after an unpublish, and when the content hash differs from the last publish; a
+ * republish of identical content changes nothing and emits nothing.
+ */
+export async function publishPost(deps: Deps, workspace: Workspace, id: string): Promise<{ post: Post; changed: boolean }> {
+  const published = publishedPostStore(deps.db);
+  const post = await loadPost(deps, workspace, id);
+  const hash = contentHash(post.draft);
+  if (post.state === 'PUBLISHED' && post.lastPublishedHash === hash) return { post, changed: false };
+  // The published slug is claimed in `post_slugs` (unique by `_id`) before the snapshot refers to it.
+  if (!(await published.claimSlug(workspace.id, post.locale, post.draft.slug, post.id))) {
+    throw fail('published_slug_taken');
+  }
+  const now = deps.clock.now();
+  const updated = await postStore(deps.db).setPublished(workspace.id, post.id, post.draft, now, hash);
+  if (!updated) {
+    await published.releaseSlug(workspace.id, post.locale, post.draft.slug, post.id);
+    throw fail('post_not_found');
+  }
+  // The previous snapshot's slug is released once the new snapshot is stored.
+  if (post.published && post.published.slug !== post.draft.slug) await published.releaseSlug(workspace.id, post.locale, post.published.slug, post.id);
+  await deps.events.publish(postEvent('post.published', workspace, updated, now));
+  return { post: updated, changed: true };
+}
+
+/** Idempotent: unpublishing a post that is not published changes nothing and emits nothing. */
+export async function unpublishPost(deps: Deps, workspace: Workspace, id: string): Promise<Post> {
+  const post = await loadPost(deps, workspace, id);
+  if (post.state !== 'PUBLISHED') return post;
+  const updated = await postStore(deps.db).unpublish(workspace.id, post.id);
+  if (!updated) return loadPost(deps, workspace, id);
+  await deps.events.publish(postEvent('post.unpublished', workspace, updated, deps.clock.now()));
+  return updated;
+}
+
+/** A deleted post that was published leaves the public site: `post.unpublished`. */
+export async function announceDeletion(deps: Deps, workspace: Workspace, removed: PostHead): Promise<void> {
+  if (removed.state === 'PUBLISHED') await deps.events.publish(postEvent('post.unpublished', workspace, removed, deps.clock.now()));
+}

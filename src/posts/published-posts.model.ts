@@ -1,0 +1,127 @@
+import { type Connection } from 'mongoose';
+import { tenantScope } from '../db/tenant-store.js';
+import { offsetOf, type PageRequest } from '../shared/paging.js';
+import { noBody, postBodyStore, type PostBody } from './post-bodies.model.js';
+import { postGroupStore } from './post-groups.model.js';
+import { postSlugStore } from './post-slugs.model.js';
+import { Posts, toFields, type PostDoc, type PostFields } from './posts.model.js';
+
+export interface PublicPostQuery extends PageRequest {
+  type: string | null;
+  locale: string | null;
+  /** Already escaped: matched as a literal, case-insensitive substring. */
+  qPattern: string | null;
+}
+
+/** A published post as `/external` sees it: only the snapshot, without its body (`publishedBodies`). */
+export interface PublishedPost {
+  id: string;
+  type: string;
+  postTypeId: string;
+  locale: string;
+  translationGroupId: string;
+  publishedAt: Date;
+  content: PostFields;
+}
+
+function toPublished(doc: PostDoc): PublishedPost {
+  return {
+    id: doc._id.toHexString(),
+    type: doc.type,
+    postTypeId: doc.postTypeId,
+    locale: doc.locale,
+    translationGroupId: doc.translationGroupId,
+    publishedAt: doc.publishedAt!,
+    content: toFields(doc.pub!),
+  };
+}
+
+/** The public side of posts: only PUBLISHED posts, only their snapshot; and the published-slug claims. */
+export function publishedPostStore(db: Connection) {
+  const model = Posts(db);
+  const scope = tenantScope(model);
+  const bodies = postBodyStore(db);
+  const groups = postGroupStore(db);
+  const slugs = postSlugStore(db);
+
+  return {
+    /**
+     * Claims the published slug for a publish of `postId`: true when it is free, already this post's, or held
+     * by an entry no live published post backs (an unpublished or re-slugged post, or a write cut short);
+     * false when another PUBLISHED post serves this slug in this locale.
+     */
+    async claimSlug(workspaceId: string, locale: string, slug: string, postId: string): Promise<boolean> {
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        if (await slugs.insert(workspaceId, locale, slug, postId)) return true;
+        const heldBy = await slugs.holder(workspaceId, locale, slug);
+        if (!heldBy) continue;
+        if (heldBy === postId) return true;
+        const holder = await scope.byId(workspaceId, heldBy);
+        if (holder && holder.state === 'PUBLISHED' && holder.locale === locale && holder.pub?.slug === slug) return false;
+        if (await slugs.handOver(workspaceId, locale, slug, heldBy, postId)) return true;
+      }
+      throw new Error(`could not settle the published slug ${workspaceId}:${locale}:${slug}`);
+    },
+    /** Drops the entry if `postId` still holds it. */
+    releaseSlug(workspaceId: string, locale: string, slug: string, postId: string): Promise<void> {
+      return slugs.release(workspaceId, locale, slug, postId);
+    },
+
+    /** `publishedAt` desc, then id desc. */
+    async list(workspaceId: string, query: PublicPostQuery): Promise<{ items: PublishedPost[]; total: number }> {
+      const filter: Record<string, unknown> = { state: 'PUBLISHED' };
+      if (query.type) filter.type = query.type;
+      if (query.locale) filter.locale = query.locale;
+      if (query.qPattern !== null) {
+        filter.$or = [{ 'pub.title': { $regex: query.qPattern, $options: 'i' } }, { 'pub.slug': { $regex: query.qPattern, $options: 'i' } }];
+      }
+      const where = scope.filter(workspaceId, filter);
+      // The draft fields are never shown here: left out of the read.
+      const projection = { slug: 0, title: 0, customConfigJson: 0, jsonLdJson: 0, metaDescription: 0 } as const;
+      // In parallel: a page past the end is simply empty.
+      const [total, docs] = await Promise.all([
+        model.countDocuments(where),
+        model.find(where, projection).sort({ publishedAt: -1, _id: -1 }).skip(offsetOf(query)).limit(query.limit).lean<PostDoc[]>(),
+      ]);
+      return { items: docs.map(toPublished), total };
+    },
+    /** The published bodies of these posts by post id (missing ones read as null bodies). */
+    async bodies(workspaceId: string, postIds: string[]): Promise<Map<string, PostBody>> {
+      const found = await bodies.of(workspaceId, 'published', postIds);
+      return new Map(postIds.map((id) => [id, found.get(id) ?? noBody]));
+    },
+    /**
+     * The published posts with this slug in any of `locales` (the caller picks by locale order): a slug entry
+     * per locale, then the post, by `_id` only; an entry is believed only if its post serves that slug.
+     */
+    async bySlugIn(workspaceId: string, locales: string[], slug: string): Promise<PublishedPost[]> {
+      const docs = await Promise.all(
+        [...new Set(locales)].map(async (locale) => {
+          const postId = await slugs.holder(workspaceId, locale, slug);
+          const doc = postId ? await scope.byId(workspaceId, postId) : null;
+          return doc && doc.state === 'PUBLISHED' && doc.locale === locale && doc.pub?.slug === slug ? doc : null;
+        }),
+      );
+      return docs.filter((doc): doc is PostDoc => doc !== null).map(toPublished);
+    },
+    /** The published posts of one translation group: its `post_groups` entry, then each post, by `_id` only. */
+    async inGroup(workspaceId: string, translationGroupId: string): Promise<PublishedPost[]> {
+      const postIds = await groups.members(workspaceId, translationGroupId);
+      const docs = await Promise.all(postIds.map((id) => scope.byId(workspaceId, id)));
+      return docs
+        .filter((doc): doc is PostDoc => doc !== null && doc.state === 'PUBLISHED' && doc.translationGroupId === translationGroupId)
+        .map(toPublished);
+    },
+    async inGroups(workspaceId: string, groupIds: string[]): Promise<PublishedPost[]> {
+      if (groupIds.length === 0) return [];
+      const docs = await scope.find(workspaceId, { translationGroupId: { $in: groupIds }, state: 'PUBLISHED' });
+      return docs.map(toPublished);
+    },
+    async categoryIds(workspaceId: string, locale: string | null): Promise<string[]> {
+      const filter: Record<string, unknown> = { state: 'PUBLISHED' };
+      if (locale) filter.locale = locale;
+      const ids = (await model.distinct('pub.categoryId', scope.filter(workspaceId, filter))) as (string | null)[];
+      return ids.filter((id): id is string => typeof id === 'string');
+    },
+  };
+}
