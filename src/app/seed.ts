@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.js';
-import { type Workspace, findWorkspaceBySlug } from '../workspaces/workspaces.service.js';
+import { type Workspace, type WorkspaceSeeder, findWorkspaceBySlug } from '../workspaces/workspaces.service.js';
 import { findUserByEmail } from '../auth/auth.service.js';
 import { createWorkspace } from '../workspaces/workspaces.service.js';
 import { ensureKey, revealKey } from '../credentials/credentials.service.js';
@@ -17,7 +17,7 @@ export interface DemoSeed {
  * Seeds the demo workspace on first start; running it again finds the workspace and changes nothing.
  * Each domain adds its demo content through `demoSeeders`.
  */
-export type DemoSeeder = (deps: Deps, workspace: Workspace) => Promise<void>;
+export type DemoSeeder = WorkspaceSeeder;
 
 export async function seedDemo(deps: Deps, ownerEmail: string, seeders: DemoSeeder[]): Promise<DemoSeed> {
   const existing = await findWorkspaceBySlug(deps, DEMO_SLUG);

@@ -1,9 +1,9 @@
-import type { DemoSeeder } from '../app/seed.js';
+import type { WorkspaceSeeder } from '../workspaces/workspaces.service.js';
 import { getPublicPost } from '../posts/public-posts.service.js';
 import { createNavigation, replaceNavigationItems } from './navigations.service.js';
 
 /** The demo header menu: home, the demo articles under a heading (`seedDemoPosts`), the blog. */
-export const seedDemoNavigations: DemoSeeder = async (deps, workspace) => {
+export const seedDemoNavigations: WorkspaceSeeder = async (deps, workspace) => {
   // The English demo articles of `seedDemoPosts`.
   const [starter, rye, croissants] = await Promise.all(
     ['sourdough-starter', 'rye-loaf', 'croissants-at-home'].map(async (slug) => (await getPublicPost(deps, workspace, slug, { locale: 'en' })).postId),

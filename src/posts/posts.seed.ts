@@ -1,4 +1,4 @@
-import type { DemoSeeder } from '../app/seed.js';
+import type { WorkspaceSeeder } from '../workspaces/workspaces.service.js';
 import { listCategories } from '../categories/categories.service.js';
 import { createPost } from './posts.service.js';
 import { publishPost } from './publication.service.js';
@@ -32,7 +32,7 @@ const ARTICLES: DemoArticle[] = [
 ];
 
 /** Demo posts: three articles published in English and German as translations, in the demo categories. */
-export const seedDemoPosts: DemoSeeder = async (deps, workspace) => {
+export const seedDemoPosts: WorkspaceSeeder = async (deps, workspace) => {
   const categories = new Map((await listCategories(deps, workspace)).map((category) => [category.slug, category]));
   for (const article of ARTICLES) {
     const common = { categoryId: categories.get(article.category)?.id ?? null, tags: article.tags, authorName: 'Hearth Demo Bakery' };

@@ -6,7 +6,8 @@ export const localeSchema = z
   .max(35)
   .regex(/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/, 'must be a BCP47 language tag such as "en" or "de-CH"');
 
-export const jsonObjectSchema = z.record(z.string(), z.unknown());
+export { jsonObjectSchema } from '../shared/json-object.js';
+import { jsonObjectSchema } from '../shared/json-object.js';
 
 export const workspaceSchema = z
   .object({

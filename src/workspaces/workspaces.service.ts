@@ -65,3 +65,6 @@ export function toAdminWorkspace(workspace: Workspace) {
     updatedAt: workspace.updatedAt.toISOString(),
   };
 }
+
+/** Fills a new workspace with a domain's demo content (the demo workspace of `npm start`). */
+export type WorkspaceSeeder = (deps: Deps, workspace: Workspace) => Promise<void>;
