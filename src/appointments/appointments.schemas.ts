@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IANAZone } from 'luxon';
 import { visitorIdentitySchema } from '../identity/identity.schemas.js';
-import { WEEKDAYS } from './appointments.model.js';
+import { WEEKDAYS } from './settings.model.js';
 
 /** ISO 8601 date-time with `Z` or an offset; turned into a Date. */
 export const isoInstant = z.iso
