@@ -20,21 +20,10 @@ import {
   tokenParams,
   tokenViewSchema,
 } from './appointments.schemas.js';
-import {
-  availability,
-  cancelByToken,
-  confirm,
-  createRequest,
-  decline,
-  getForStaff,
-  getSettings,
-  listForStaff,
-  lookup,
-  putSettings,
-  reschedule,
-  toSettingsView,
-  viewByToken,
-} from './appointments.service.js';
+import { availability } from './availability.service.js';
+import { cancelByToken, createRequest, lookup, viewByToken } from './requests.service.js';
+import { getSettings, putSettings, toSettingsView } from './settings.service.js';
+import { confirm, decline, getForStaff, listForStaff, reschedule } from './staff.service.js';
 
 const external = ['External: appointments'];
 const admin = ['Appointments'];

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { IANAZone } from 'luxon';
+import { pageInfoSchema } from '../shared/paging.js';
 import { visitorIdentitySchema } from '../identity/identity.schemas.js';
-import { WEEKDAYS } from './appointments.model.js';
+import { WEEKDAYS } from './settings.model.js';
 
 /** ISO 8601 date-time with `Z` or an offset; turned into a Date. */
 export const isoInstant = z.iso
@@ -184,5 +185,5 @@ export const staffAppointmentSchema = publicAppointmentSchema
 
 export const staffListSchema = z.object({
   items: z.array(staffAppointmentSchema),
-  pageInfo: z.object({ page: z.number(), limit: z.number(), total: z.number(), totalPages: z.number(), hasNext: z.boolean(), hasPrev: z.boolean() }),
+  pageInfo: pageInfoSchema,
 });

@@ -1,5 +1,5 @@
 import type { DemoSeeder } from '../app/seed.js';
-import { putSettings } from './appointments.service.js';
+import { putSettings } from './settings.service.js';
 
 /** The demo bakery takes appointments: weekdays with a lunch break, Saturday mornings, Berlin time. */
 export const seedDemoAppointments: DemoSeeder = async (deps, workspace) => {

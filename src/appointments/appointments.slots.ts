@@ -1,5 +1,5 @@
 import { DateTime, IANAZone } from 'luxon';
-import type { BusinessHours, Weekday } from './appointments.model.js';
+import type { BusinessHours, Weekday } from './settings.model.js';
 
 export interface Slot {
   start: Date;

@@ -1,5 +1,6 @@
-import { Schema, Types, type Connection } from 'mongoose';
+import { Schema, type Connection, type Types } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
+import { workspaceDocument } from '../db/workspace-document.js';
 
 interface IdentitySecretDoc {
   _id: Types.ObjectId;
@@ -20,16 +21,14 @@ identitySecretSchema.index({ workspaceId: 1 }, { unique: true });
 const IdentitySecrets = defineModel('IdentitySecret', identitySecretSchema);
 
 export function identitySecretStore(db: Connection) {
-  const model = IdentitySecrets(db);
+  const secrets = workspaceDocument(IdentitySecrets(db));
   return {
     async get(workspaceId: string): Promise<string | null> {
-      const doc = await model.findOne({ workspaceId: new Types.ObjectId(workspaceId) }).lean<IdentitySecretDoc>();
-      return doc?.sealed ?? null;
+      return (await secrets.get(workspaceId))?.sealed ?? null;
     },
     async set(workspaceId: string, sealed: string | null): Promise<void> {
-      const filter = { workspaceId: new Types.ObjectId(workspaceId) };
-      if (sealed === null) await model.deleteOne(filter);
-      else await model.updateOne(filter, { $set: { sealed } }, { upsert: true });
+      if (sealed === null) await secrets.remove(workspaceId);
+      else await secrets.set(workspaceId, { sealed });
     },
   };
 }

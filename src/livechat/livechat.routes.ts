@@ -21,23 +21,10 @@ import {
   visitorMessageBody,
   widgetConfigSchema,
 } from './livechat.schemas.js';
-import {
-  FLOOD_LIMIT,
-  MESSAGES_PAGE,
-  agentMessages,
-  bootstrap,
-  closeConversation,
-  getConversation,
-  getSettings,
-  listConversations,
-  postAgentMessage,
-  postVisitorMessage,
-  putSettings,
-  rotatePublishableKey,
-  startConversation,
-  visitorMessages,
-  widgetConfig,
-} from './livechat.service.js';
+import { startConversation } from './conversations.service.js';
+import { closeConversation, getConversation, listConversations } from './inbox.service.js';
+import { FLOOD_LIMIT, MESSAGES_PAGE, agentMessages, postAgentMessage, postVisitorMessage, visitorMessages } from './messages.service.js';
+import { bootstrap, getSettings, putSettings, rotatePublishableKey, widgetConfig } from './settings.service.js';
 
 const external = ['External: live chat'];
 const admin = ['Live chat'];
@@ -108,7 +95,10 @@ export const liveChatRoutes: RouteDef[] = [
       400: 'Invalid body (visitorSessionId 1-120, pageUrl/referrer at most 2000, locale BCP47 at most 35).',
       401: 'Missing, unknown or wrong-kind key.',
     },
-    handle: async ({ deps, workspace, body }) => startConversation(deps, workspace, body),
+    handle: async ({ deps, workspace, body }) => {
+      const result = await startConversation(deps, workspace, body);
+      return { status: result.enabled && !result.resumed ? 201 : 200, body: result };
+    },
   }),
   route({
     method: 'post',

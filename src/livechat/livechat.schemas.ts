@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageInfoSchema } from '../shared/paging.js';
 import { localeSchema } from '../workspaces/workspaces.schemas.js';
 
 const text = (max: number) => z.string().trim().min(1).max(max);
@@ -183,5 +184,5 @@ export const adminConversationSchema = z
 
 export const conversationListSchema = z.object({
   items: z.array(adminConversationSchema),
-  pageInfo: z.object({ page: z.number(), limit: z.number(), total: z.number(), totalPages: z.number(), hasNext: z.boolean(), hasPrev: z.boolean() }),
+  pageInfo: pageInfoSchema,
 });

@@ -1,5 +1,5 @@
 import type { DemoSeeder } from '../app/seed.js';
-import { putSettings } from './livechat.service.js';
+import { putSettings } from './settings.service.js';
 
 /** Demo live chat: activated with English and German texts, which mints the publishable key. */
 export const seedDemoLiveChat: DemoSeeder = async (deps, workspace) => {

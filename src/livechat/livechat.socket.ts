@@ -13,7 +13,7 @@ import {
   type ConversationStatus,
   type WidgetServerEvents,
 } from '../realtime/events.js';
-import { conversationStore } from './livechat.model.js';
+import { conversationStore } from './conversations.model.js';
 
 type WidgetNamespace = Namespace<ClientEvents, WidgetServerEvents>;
 type AgentNamespace = Namespace<ClientEvents, AgentServerEvents>;

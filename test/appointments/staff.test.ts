@@ -3,7 +3,7 @@ import { createWorkspace, request, startTestNode } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { baseSettings, book, configure, staff, starts } from './helpers.js';
-import { cellStarts, cellStore } from '../../src/appointments/appointments.model.js';
+import { cellStarts, cellStore } from '../../src/appointments/cells.model.js';
 
 const NOW = new Date('2025-06-02T06:00:00Z');
 const clock = new ManualClock(NOW);

@@ -1,0 +1,138 @@
+import type { Deps } from '../deps.js';
+import { type Workspace } from '../workspaces/workspaces.service.js';
+import { fail, invalid } from '../shared/errors.js';
+import { pageOf } from '../shared/paging.js';
+import { appointmentStore, type Appointment, type AppointmentStatus } from './appointments.model.js';
+import { cellStarts, cellStore, CELL_MINUTES } from './cells.model.js';
+import { visitorMail } from './mail.service.js';
+import { toPublicAppointment } from './requests.service.js';
+
+export function toStaffAppointment(a: Appointment) {
+  return {
+    ...toPublicAppointment(a),
+    visitorName: a.visitorName,
+    visitorEmail: a.visitorEmail,
+    visitorPhone: a.visitorPhone,
+    visitorMessage: a.visitorMessage,
+    visitorSessionId: a.visitorSessionId,
+    externalId: a.externalId,
+    identityVerified: a.identityVerified,
+    visitorAttributes: a.visitorAttributes,
+    cancelledAt: a.cancelledAt ? a.cancelledAt.toISOString() : null,
+  };
+}
+
+export async function listForStaff(deps: Deps, workspaceId: string, filter: { status?: AppointmentStatus; page: number; limit: number }) {
+  const request = { page: filter.page, limit: filter.limit };
+  const { items, total } = await appointmentStore(deps.db).list(workspaceId, { status: filter.status }, request);
+  return pageOf(request, items.map(toStaffAppointment), total);
+}
+
+async function mustFind(deps: Deps, workspaceId: string, id: string): Promise<Appointment> {
+  const appointment = await appointmentStore(deps.db).byId(workspaceId, id);
+  if (!appointment) throw fail('appointment_not_found');
+  return appointment;
+}
+
+export async function getForStaff(deps: Deps, workspaceId: string, id: string) {
+  return toStaffAppointment(await mustFind(deps, workspaceId, id));
+}
+
+const notPending = (a: Appointment) => fail('appointment_not_pending', `The appointment is ${a.status}; only PENDING requests can be answered.`);
+const slotConflict = () => fail('appointment_overlap');
+
+function assertStart(deps: Deps, start: Date): void {
+  if (start.getTime() % (CELL_MINUTES * 60_000) !== 0) {
+    throw invalid([{ path: 'scheduledAt', message: 'must be on a 5-minute boundary (seconds zero)' }], 'The start must be on a 5-minute boundary.');
+  }
+  if (start < deps.clock.now()) {
+    throw invalid([{ path: 'scheduledAt', message: 'must not be in the past' }], 'The start is in the past.');
+  }
+}
+
+/** A cell reserved this long ago by a call that never completed its state change is a leftover. */
+const STALE_HOLD_MS = 2 * 60_000;
+
+/**
+ * Reserves the cells; when some are taken, removes those that are provably leftovers of an interrupted
+ * call (a crash between reserving and the status change: the holder does not cover the cell with its
+ * confirmed time, and the hold is older than any call takes) and tries once more. Real reservations,
+ * including ones in flight, are never removed, so this cannot open a way to an overlap.
+ */
+async function reserveCells(deps: Deps, workspaceId: string, appointmentId: string, starts: Date[]): Promise<string | null> {
+  const cells = cellStore(deps.db);
+  const now = deps.clock.now();
+  const hold = await cells.reserve(workspaceId, appointmentId, starts, now);
+  if (hold) return hold;
+  let removed = false;
+  for (const holder of await cells.holders(workspaceId, starts)) {
+    if (now.getTime() - holder.reservedAt.getTime() < STALE_HOLD_MS) continue;
+    const owner = await appointmentStore(deps.db).byId(workspaceId, holder.appointmentId);
+    const covers = owner?.status === 'CONFIRMED' && owner.scheduledAt! <= holder.start && holder.start < owner.scheduledEnd!;
+    if (covers) continue;
+    deps.logger.warn({ workspaceId, appointmentId: holder.appointmentId, start: holder.start }, 'appointments: removing a leftover time reservation');
+    await cells.removeCell(workspaceId, holder.start, holder.holdId);
+    removed = true;
+  }
+  return removed ? cells.reserve(workspaceId, appointmentId, starts, now) : null;
+}
+
+/**
+ * PENDING -> CONFIRMED. The time is first reserved cell by cell under a unique index, then the status
+ * changes conditionally; whichever step loses a race undoes the reservation, so any number of
+ * concurrent confirms on any number of nodes leaves at most one appointment on any instant.
+ */
+export async function confirm(deps: Deps, workspace: Workspace, id: string, scheduledAt?: Date) {
+  const current = await mustFind(deps, workspace.id, id);
+  if (current.status !== 'PENDING') throw notPending(current);
+  const start = scheduledAt ?? current.requestedAt;
+  assertStart(deps, start);
+  const end = new Date(start.getTime() + current.durationMinutes * 60_000);
+  const now = deps.clock.now();
+  const cells = cellStore(deps.db);
+  const hold = await reserveCells(deps, workspace.id, id, cellStarts(start, end));
+  if (!hold) throw slotConflict();
+  const confirmed = await appointmentStore(deps.db).confirm(workspace.id, id, start, end, now);
+  if (!confirmed) {
+    await cells.undo(workspace.id, hold);
+    throw notPending((await appointmentStore(deps.db).byId(workspace.id, id)) ?? current);
+  }
+  await visitorMail(deps, workspace, confirmed, 'visitorConfirmed');
+  return toStaffAppointment(confirmed);
+}
+
+export async function decline(deps: Deps, workspace: Workspace, id: string, reason: string | null) {
+  const current = await mustFind(deps, workspace.id, id);
+  if (current.status !== 'PENDING') throw notPending(current);
+  const declined = await appointmentStore(deps.db).decline(workspace.id, id, reason?.trim() || null, deps.clock.now());
+  if (!declined) throw notPending((await appointmentStore(deps.db).byId(workspace.id, id)) ?? current);
+  await visitorMail(deps, workspace, declined, 'visitorDeclined');
+  return toStaffAppointment(declined);
+}
+
+/** CONFIRMED only. Reserves the cells of the new time it does not already hold, then moves, then frees the old ones. */
+export async function reschedule(deps: Deps, workspace: Workspace, id: string, scheduledAt: Date) {
+  const current = await mustFind(deps, workspace.id, id);
+  if (current.status !== 'CONFIRMED' || !current.scheduledAt || !current.scheduledEnd) {
+    throw fail('appointment_not_confirmed', `The appointment is ${current.status}; only CONFIRMED appointments can be rescheduled.`);
+  }
+  assertStart(deps, scheduledAt);
+  if (scheduledAt.getTime() === current.scheduledAt.getTime()) {
+    throw invalid([{ path: 'scheduledAt', message: 'must differ from the current start' }], 'The appointment is already at this time.');
+  }
+  const end = new Date(scheduledAt.getTime() + current.durationMinutes * 60_000);
+  const held = new Set(cellStarts(current.scheduledAt, current.scheduledEnd).map((d) => d.getTime()));
+  const wanted = cellStarts(scheduledAt, end);
+  const cells = cellStore(deps.db);
+  const hold = await reserveCells(deps, workspace.id, id, wanted.filter((d) => !held.has(d.getTime())));
+  if (!hold) throw slotConflict();
+  const moved = await appointmentStore(deps.db).reschedule(workspace.id, id, current.scheduledAt, scheduledAt, end);
+  if (!moved) {
+    await cells.undo(workspace.id, hold);
+    throw fail('appointment_changed');
+  }
+  const keep = new Set(wanted.map((d) => d.getTime()));
+  await cells.release(workspace.id, id, [...held].filter((t) => !keep.has(t)).map((t) => new Date(t)));
+  await visitorMail(deps, workspace, moved, 'visitorConfirmed');
+  return toStaffAppointment(moved);
+}

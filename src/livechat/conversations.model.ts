@@ -1,0 +1,251 @@
+import { Schema, Types, type Connection } from 'mongoose';
+import { defineModel } from '../db/mongo.js';
+import { loadJson, storeJson } from '../db/json-field.js';
+import { tenantScope } from '../db/tenant-store.js';
+import { constantTimeEqual } from '../shared/crypto.js';
+import type { PageRequest } from '../shared/paging.js';
+import type { ChatMessage, ConversationStatus } from '../realtime/events.js';
+import type { Sender } from './messages.model.js';
+
+export interface Conversation {
+  id: string;
+  workspaceId: string;
+  status: ConversationStatus;
+  visitorSessionId: string;
+  pageUrl: string | null;
+  referrer: string | null;
+  locale: string | null;
+  externalId: string | null;
+  identityVerified: boolean;
+  visitorName: string | null;
+  visitorEmail: string | null;
+  attributes: Record<string, string> | null;
+  lastMessage: ChatMessage | null;
+  lastActivityAt: Date;
+  closedAt: Date | null;
+  createdAt: Date;
+  /** The conversation token, encrypted (resume by verified identity hands it out again). */
+  sealedToken: string;
+}
+
+interface LastMessageDoc {
+  id: string;
+  sender: Sender;
+  body: string;
+  createdAt: Date;
+}
+
+interface ConversationDoc {
+  _id: Types.ObjectId;
+  workspaceId: Types.ObjectId;
+  tokenHash: string;
+  sealedToken: string;
+  status: ConversationStatus;
+  visitorSessionId: string;
+  pageUrl: string | null;
+  referrer: string | null;
+  locale: string | null;
+  externalId: string | null;
+  identityVerified: boolean;
+  visitorName: string | null;
+  visitorEmail: string | null;
+  attributesJson: string | null;
+  lastMessage: LastMessageDoc | null;
+  /** createdAt (ms) of the newest message recorded here (inbox order and `lastMessage`). */
+  lastMessageAtMs: number;
+  lastActivityAt: Date;
+  closedAt: Date | null;
+  createdAt: Date;
+}
+
+const conversationSchema = new Schema<ConversationDoc>(
+  {
+    workspaceId: { type: Schema.Types.ObjectId, required: true },
+    tokenHash: { type: String, required: true },
+    sealedToken: { type: String, required: true },
+    status: { type: String, enum: ['OPEN', 'CLOSED'], required: true },
+    visitorSessionId: { type: String, required: true },
+    pageUrl: { type: String, default: null },
+    referrer: { type: String, default: null },
+    locale: { type: String, default: null },
+    externalId: { type: String, default: null },
+    identityVerified: { type: Boolean, required: true },
+    visitorName: { type: String, default: null },
+    visitorEmail: { type: String, default: null },
+    attributesJson: { type: String, default: null },
+    lastMessage: {
+      type: new Schema<LastMessageDoc>({ id: String, sender: String, body: String, createdAt: Date }, { _id: false }),
+      default: null,
+    },
+    lastMessageAtMs: { type: Number, required: true },
+    lastActivityAt: { type: Date, required: true },
+    closedAt: { type: Date, default: null },
+    createdAt: { type: Date, required: true },
+  },
+  { collection: 'livechat_conversations' },
+);
+// The conversation token is the visitor's credential: message routes and widget sockets look it up by hash.
+conversationSchema.index({ tokenHash: 1 }, { unique: true });
+// Resume: the newest OPEN conversation of a verified externalId in a workspace.
+conversationSchema.index({ workspaceId: 1, externalId: 1, status: 1, createdAt: -1 });
+// Agent inbox: a workspace's conversations by status, newest activity first.
+conversationSchema.index({ workspaceId: 1, status: 1, lastActivityAt: -1 });
+
+const Conversations = defineModel('LiveChatConversation', conversationSchema);
+
+function toChatMessage(doc: LastMessageDoc): ChatMessage {
+  return { id: doc.id, sender: doc.sender, body: doc.body, createdAt: doc.createdAt.toISOString() };
+}
+
+function toConversation(doc: ConversationDoc): Conversation {
+  return {
+    id: doc._id.toHexString(),
+    workspaceId: doc.workspaceId.toHexString(),
+    status: doc.status,
+    visitorSessionId: doc.visitorSessionId,
+    pageUrl: doc.pageUrl ?? null,
+    referrer: doc.referrer ?? null,
+    locale: doc.locale ?? null,
+    externalId: doc.externalId ?? null,
+    identityVerified: doc.identityVerified,
+    visitorName: doc.visitorName ?? null,
+    visitorEmail: doc.visitorEmail ?? null,
+    attributes: loadJson<Record<string, string>>(doc.attributesJson),
+    lastMessage: doc.lastMessage ? toChatMessage(doc.lastMessage) : null,
+    lastActivityAt: doc.lastActivityAt,
+    closedAt: doc.closedAt ?? null,
+    createdAt: doc.createdAt,
+    sealedToken: doc.sealedToken,
+  };
+}
+
+export interface VerifiedIdentity {
+  externalId: string;
+  name: string | null;
+  email: string | null;
+  attributes: Record<string, string> | null;
+}
+
+export interface NewConversation {
+  /** Pre-made (see `newConversationId`) so the token can name its conversation. */
+  id: string;
+  tokenHash: string;
+  sealedToken: string;
+  visitorSessionId: string;
+  pageUrl: string | null;
+  referrer: string | null;
+  locale: string | null;
+  identity: VerifiedIdentity | null;
+}
+
+const oid = (id: string) => new Types.ObjectId(id);
+
+export const newConversationId = () => new Types.ObjectId().toHexString();
+
+export function conversationStore(db: Connection) {
+  const model = Conversations(db);
+  // FerretDB (SQLite) only serves a filter of exactly `{_id}` without scanning the collection; a compound
+  // filter is evaluated document by document. So point reads go by `_id` alone (`scope.byId`, which
+  // checks the tenant here) and so do the writes that follow them, which keeps handshakes and replies
+  // O(1) with many conversations.
+  const scope = tenantScope(model);
+  const byPrimaryKey = (id: string) => model.findOne({ _id: oid(id) }).lean<ConversationDoc>();
+  const setById = (id: string, fields: Partial<ConversationDoc>) => model.updateOne({ _id: oid(id) }, { $set: fields });
+  return {
+    async create(workspaceId: string, input: NewConversation, now: Date): Promise<Conversation> {
+      const doc = await model.create({
+        _id: oid(input.id),
+        workspaceId: oid(workspaceId),
+        tokenHash: input.tokenHash,
+        sealedToken: input.sealedToken,
+        status: 'OPEN',
+        visitorSessionId: input.visitorSessionId,
+        pageUrl: input.pageUrl,
+        referrer: input.referrer,
+        locale: input.locale,
+        externalId: input.identity?.externalId ?? null,
+        identityVerified: input.identity !== null,
+        visitorName: input.identity?.name ?? null,
+        visitorEmail: input.identity?.email ?? null,
+        attributesJson: storeJson(input.identity?.attributes ?? null),
+        lastMessage: null,
+        lastMessageAtMs: 0,
+        lastActivityAt: now,
+        closedAt: null,
+        createdAt: now,
+      });
+      return toConversation(doc.toObject());
+    },
+    /**
+     * Token lookup across workspaces (the token alone is the credential of the message routes). Tokens
+     * name their conversation (`ct_<id>_<secret>`), so the lookup is by primary key, which every engine
+     * serves without scanning; the hash of the whole token must match as well.
+     */
+    async byToken(token: string, tokenHash: string): Promise<Conversation | null> {
+      const id = /^ct_([0-9a-f]{24})_/.exec(token)?.[1];
+      if (!id) return null;
+      const doc = await byPrimaryKey(id);
+      return doc && constantTimeEqual(doc.tokenHash, tokenHash) ? toConversation(doc) : null;
+    },
+    async byId(workspaceId: string, id: string): Promise<Conversation | null> {
+      const doc = await scope.byId(workspaceId, id);
+      return doc ? toConversation(doc) : null;
+    },
+    async newestOpenOf(workspaceId: string, externalId: string): Promise<Conversation | null> {
+      const doc = await scope.findOne(workspaceId, { externalId, identityVerified: true, status: 'OPEN' }, { createdAt: -1, _id: -1 });
+      return doc ? toConversation(doc) : null;
+    },
+    /** Marks an anonymous conversation as belonging to a verified person (resume by token with identity). */
+    async attachIdentity(workspaceId: string, id: string, identity: VerifiedIdentity): Promise<Conversation | null> {
+      const doc = await model
+        .findOneAndUpdate(
+          scope.filter(workspaceId, { _id: oid(id), identityVerified: false }),
+          {
+            $set: {
+              externalId: identity.externalId,
+              identityVerified: true,
+              visitorName: identity.name,
+              visitorEmail: identity.email,
+              attributesJson: storeJson(identity.attributes),
+            },
+          },
+          { returnDocument: 'after' },
+        )
+        .lean<ConversationDoc>();
+      return doc ? toConversation(doc) : null;
+    },
+    async list(workspaceId: string, filter: { status?: ConversationStatus }, request: PageRequest): Promise<{ items: Conversation[]; total: number }> {
+      const where = filter.status ? { status: filter.status } : {};
+      const { docs, total } = await scope.page(workspaceId, where, { lastActivityAt: -1, _id: -1 }, request);
+      return { items: docs.map(toConversation), total };
+    },
+    /**
+     * Records a stored message as the conversation's latest, unless a newer one is recorded already
+     * (concurrent writers may finish out of order). Read and write go by `_id` (see above); the engine's
+     * own conditional update would be no more atomic and scans the collection.
+     */
+    async recordMessage(workspaceId: string, id: string, message: ChatMessage): Promise<void> {
+      const createdAt = new Date(message.createdAt);
+      const doc = await scope.byId(workspaceId, id);
+      if (!doc || doc.lastMessageAtMs >= createdAt.getTime()) return;
+      await setById(id, {
+        lastMessage: { id: message.id, sender: message.sender, body: message.body, createdAt },
+        lastMessageAtMs: createdAt.getTime(),
+        lastActivityAt: createdAt,
+      });
+    },
+    /** Sets a visitor field only while it is unknown (never overwrites). */
+    async fillVisitor(workspaceId: string, id: string, field: 'visitorName' | 'visitorEmail', value: string): Promise<void> {
+      const doc = await scope.byId(workspaceId, id);
+      if (!doc || doc[field]) return;
+      await setById(id, { [field]: value });
+    },
+    /** Closes an OPEN conversation; null when it was not OPEN (or not of this workspace). */
+    async close(workspaceId: string, id: string, now: Date): Promise<Conversation | null> {
+      const doc = await scope.byId(workspaceId, id);
+      if (!doc || doc.status !== 'OPEN') return null;
+      await setById(id, { status: 'CLOSED', closedAt: now, lastActivityAt: now });
+      return toConversation({ ...doc, status: 'CLOSED', closedAt: now, lastActivityAt: now });
+    },
+  };
+}

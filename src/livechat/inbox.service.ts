@@ -1,0 +1,53 @@
+import type { Deps } from '../deps.js';
+import { pageOf } from '../shared/paging.js';
+import type { ConversationStatus } from '../realtime/events.js';
+import { conversationStore } from './conversations.model.js';
+import { messageStore } from './messages.model.js';
+import { conversationOf, type Conversation } from './conversations.service.js';
+import { push } from './livechat.socket.js';
+
+/** The agent console's view of a conversation. */
+function toAdminConversation(conversation: Conversation, unreadCount: number) {
+  return {
+    id: conversation.id,
+    status: conversation.status,
+    visitor: {
+      verified: conversation.identityVerified,
+      externalId: conversation.externalId,
+      name: conversation.visitorName,
+      email: conversation.visitorEmail,
+      attributes: conversation.attributes,
+      sessionId: conversation.visitorSessionId,
+    },
+    locale: conversation.locale,
+    pageUrl: conversation.pageUrl,
+    referrer: conversation.referrer,
+    unreadCount,
+    lastMessage: conversation.lastMessage,
+    lastActivityAt: conversation.lastActivityAt.toISOString(),
+    closedAt: conversation.closedAt?.toISOString() ?? null,
+    createdAt: conversation.createdAt.toISOString(),
+  };
+}
+
+export async function listConversations(deps: Deps, workspaceId: string, query: { status?: ConversationStatus; page: number; limit: number }) {
+  const request = { page: query.page, limit: query.limit };
+  const { items, total } = await conversationStore(deps.db).list(workspaceId, { status: query.status }, request);
+  const unread = await messageStore(deps.db).unreadByTeam(workspaceId, items.map((item) => item.id));
+  return pageOf(request, items.map((item) => toAdminConversation(item, unread.get(item.id) ?? 0)), total);
+}
+
+export async function getConversation(deps: Deps, workspaceId: string, conversationId: string) {
+  const conversation = await conversationOf(deps, workspaceId, conversationId);
+  const unread = await messageStore(deps.db).unreadByTeam(workspaceId, [conversation.id]);
+  return toAdminConversation(conversation, unread.get(conversation.id) ?? 0);
+}
+
+/** Closes the conversation (idempotent); the status is pushed to the visitor and the consoles. */
+export async function closeConversation(deps: Deps, workspaceId: string, conversationId: string) {
+  const conversation = await conversationOf(deps, workspaceId, conversationId);
+  // Only the request that actually closes it pushes the change.
+  const closed = await conversationStore(deps.db).close(workspaceId, conversation.id, deps.clock.now());
+  if (closed) push.status(deps, workspaceId, conversation.id, 'CLOSED');
+  return getConversation(deps, workspaceId, conversation.id);
+}

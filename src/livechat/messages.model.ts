@@ -1,0 +1,109 @@
+import { Schema, Types, type Connection } from 'mongoose';
+import { defineModel } from '../db/mongo.js';
+import { tenantScope } from '../db/tenant-store.js';
+import type { ChatMessage } from '../realtime/events.js';
+
+export type Sender = ChatMessage['sender'];
+
+interface MessageDoc {
+  _id: Types.ObjectId;
+  workspaceId: Types.ObjectId;
+  conversationId: Types.ObjectId;
+  /** 1, 2, 3... per conversation; unique, so only one writer can append after a given message. */
+  seq: number;
+  sender: Sender;
+  body: string;
+  authorUserId: Types.ObjectId | null;
+  createdAt: Date;
+  /** When the other side fetched it (team for VISITOR messages, visitor for AGENT messages). */
+  readAt: Date | null;
+}
+
+const messageSchema = new Schema<MessageDoc>(
+  {
+    workspaceId: { type: Schema.Types.ObjectId, required: true },
+    conversationId: { type: Schema.Types.ObjectId, required: true },
+    seq: { type: Number, required: true },
+    sender: { type: String, enum: ['VISITOR', 'AGENT'], required: true },
+    body: { type: String, required: true },
+    authorUserId: { type: Schema.Types.ObjectId, default: null },
+    createdAt: { type: Date, required: true },
+    readAt: { type: Date, default: null },
+  },
+  { collection: 'livechat_messages' },
+);
+// Appending: the unique seq makes "insert the message after the newest one" atomic (the loser retries),
+// so messages of a conversation are committed one after the other, in seq order.
+messageSchema.index({ conversationId: 1, seq: 1 }, { unique: true });
+// Polling with `after`: a conversation's messages by createdAt. Unique: createdAt is the cursor, so two
+// messages of one conversation never share a millisecond.
+messageSchema.index({ conversationId: 1, createdAt: 1 }, { unique: true });
+// Unread counts of the agent inbox: unread visitor messages of a page of conversations.
+messageSchema.index({ workspaceId: 1, conversationId: 1, sender: 1, readAt: 1 });
+
+const Messages = defineModel('LiveChatMessage', messageSchema);
+
+function toMessage(doc: MessageDoc): ChatMessage {
+  return { id: doc._id.toHexString(), sender: doc.sender, body: doc.body, createdAt: doc.createdAt.toISOString() };
+}
+
+const oid = (id: string) => new Types.ObjectId(id);
+
+export interface NewMessage {
+  seq: number;
+  sender: Sender;
+  body: string;
+  authorUserId: string | null;
+  createdAt: Date;
+}
+
+export function messageStore(db: Connection) {
+  const model = Messages(db);
+  const scope = tenantScope(model);
+  const ofConversation = (workspaceId: string, conversationId: string, filter: Record<string, unknown> = {}) =>
+    scope.filter(workspaceId, { conversationId: oid(conversationId), ...filter });
+  return {
+    /** The newest message's seq and createdAt (ms), or zeros for an empty conversation. */
+    async newest(workspaceId: string, conversationId: string): Promise<{ seq: number; createdAtMs: number }> {
+      const doc = await model
+        .findOne(ofConversation(workspaceId, conversationId))
+        .sort({ seq: -1 })
+        .select({ seq: 1, createdAt: 1 })
+        .lean<Pick<MessageDoc, 'seq' | 'createdAt'>>();
+      return doc ? { seq: doc.seq, createdAtMs: doc.createdAt.getTime() } : { seq: 0, createdAtMs: 0 };
+    },
+    /** Inserts; a duplicate seq or createdAt (another writer appended first) rejects with code 11000. */
+    async insert(workspaceId: string, conversationId: string, input: NewMessage): Promise<ChatMessage> {
+      const doc = await model.create({
+        workspaceId: oid(workspaceId),
+        conversationId: oid(conversationId),
+        seq: input.seq,
+        sender: input.sender,
+        body: input.body,
+        authorUserId: input.authorUserId ? oid(input.authorUserId) : null,
+        createdAt: input.createdAt,
+        readAt: null,
+      });
+      return toMessage(doc.toObject());
+    },
+    /** Messages strictly after `after`, oldest first, at most `limit`. */
+    async after(workspaceId: string, conversationId: string, after: Date | null, limit: number): Promise<ChatMessage[]> {
+      const filter = { conversationId: oid(conversationId), ...(after ? { createdAt: { $gt: after } } : {}) };
+      const docs = await scope.find(workspaceId, filter, { sort: { createdAt: 1 }, limit });
+      return docs.map(toMessage);
+    },
+    /** Marks the given side's messages up to `upTo` as read. */
+    async markRead(workspaceId: string, conversationId: string, sender: Sender, upTo: Date, now: Date): Promise<void> {
+      await model.updateMany(ofConversation(workspaceId, conversationId, { sender, readAt: null, createdAt: { $lte: upTo } }), { $set: { readAt: now } });
+    },
+    /** Unread VISITOR messages per conversation (the team has not fetched them yet). */
+    async unreadByTeam(workspaceId: string, conversationIds: string[]): Promise<Map<string, number>> {
+      if (conversationIds.length === 0) return new Map();
+      const rows = await model.aggregate<{ _id: Types.ObjectId; n: number }>([
+        { $match: scope.filter(workspaceId, { conversationId: { $in: conversationIds.map(oid) }, sender: 'VISITOR', readAt: null }) },
+        { $group: { _id: '$conversationId', n: { $sum: 1 } } },
+      ]);
+      return new Map(rows.map((row) => [row._id.toHexString(), row.n]));
+    },
+  };
+}

@@ -1,0 +1,160 @@
+import sanitizeHtml from 'sanitize-html';
+import type { Deps } from '../deps.js';
+import { isDuplicateKeyError } from '../db/mongo.js';
+import { fail, invalid } from '../shared/errors.js';
+import type { ChatMessage } from '../realtime/events.js';
+import { conversationStore } from './conversations.model.js';
+import { messageStore, type Sender } from './messages.model.js';
+import type { VisitorMessageBody } from './livechat.schemas.js';
+import { conversationByToken, conversationOf, type Conversation } from './conversations.service.js';
+import { push } from './livechat.socket.js';
+
+/** Flood guard: more than this many visitor messages per conversation per minute are refused (`flood_limited`). */
+export const FLOOD_LIMIT = 20;
+const FLOOD_WINDOW_MS = 60_000;
+/** Largest page of a messages poll; a client continues with `after` = the last `createdAt`. */
+export const MESSAGES_PAGE = 500;
+/** How long an append keeps retrying while other writers of the same conversation win the race. */
+const APPEND_PATIENCE_MS = 5_000;
+
+const ENTITIES: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&amp;': '&', '&quot;': '"' };
+
+/**
+ * Message bodies are plain text: markup is removed (tags dropped, script and style content dropped, the
+ * text kept), so no body ever carries HTML. Repeated until stable so that escaped markup cannot survive.
+ */
+export function plainText(input: string): string {
+  let text = input;
+  for (let round = 0; round < 3; round += 1) {
+    const next = sanitizeHtml(text, { allowedTags: [], allowedAttributes: {} }).replace(/&(lt|gt|amp|quot);/g, (entity) => ENTITIES[entity]);
+    if (next === text) break;
+    text = next;
+  }
+  return text;
+}
+
+function cleanBody(raw: string): string {
+  const body = plainText(raw);
+  if (!body.trim()) throw invalid([{ path: 'body', message: 'must contain text' }]);
+  return body;
+}
+
+const closedError = () => fail('conversation_closed');
+
+// ---------------------------------------------------------------------------------------------
+// Appending
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Appends of one conversation queue up inside this process, so only writers on different nodes ever race
+ * for the same seq (and retry); without it a burst on one node would retry quadratically.
+ */
+const appendQueues = new Map<string, Promise<unknown>>();
+
+function queued<T>(key: string, work: () => Promise<T>): Promise<T> {
+  const previous = appendQueues.get(key) ?? Promise.resolve();
+  const next = previous.then(work, work);
+  const settled = next.catch(() => undefined);
+  appendQueues.set(key, settled);
+  void settled.then(() => {
+    if (appendQueues.get(key) === settled) appendQueues.delete(key);
+  });
+  return next;
+}
+
+type Draft = { sender: Sender; body: string; authorUserId: string | null };
+
+/**
+ * Appends a message right after the conversation's newest one: seq = newest + 1 and createdAt = the later
+ * of now and the newest createdAt + 1 ms. Both are unique per conversation, so when two writers race the
+ * loser's insert is rejected and it retries after the winner's message. Hence a message is only ever
+ * written once its predecessor is stored: createdAt is strictly increasing, commit order equals createdAt
+ * order, and a poll with `after` can neither skip a message nor see one twice.
+ */
+async function appendMessage(deps: Deps, conversation: Conversation, input: Draft): Promise<ChatMessage> {
+  const { workspaceId, id } = conversation;
+  const message = await queued(id, () => insertNext(deps, conversation, input));
+  push.message(deps, workspaceId, id, message);
+  // The message is stored: failing the request now would make the client send it twice. The inbox
+  // summary (lastMessage, activity order) is best effort and logged when it cannot be written.
+  await conversationStore(deps.db)
+    .recordMessage(workspaceId, id, message)
+    .catch((error: unknown) => deps.logger.error({ err: error, workspaceId, conversationId: id }, 'live chat: conversation summary not updated'));
+  return message;
+}
+
+async function insertNext(deps: Deps, conversation: Conversation, input: Draft): Promise<ChatMessage> {
+  const messages = messageStore(deps.db);
+  const { workspaceId, id } = conversation;
+  const deadline = Date.now() + APPEND_PATIENCE_MS;
+  let message: ChatMessage | undefined;
+  for (let attempt = 0; !message; attempt += 1) {
+    const newest = await messages.newest(workspaceId, id);
+    const createdAt = new Date(Math.max(deps.clock.now().getTime(), newest.createdAtMs + 1));
+    try {
+      message = await messages.insert(workspaceId, id, { ...input, seq: newest.seq + 1, createdAt });
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+      if (Date.now() > deadline) throw fail('conversation_busy', undefined, { retryAfterSeconds: 1 });
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1 + attempt, 10)));
+    }
+  }
+  return message;
+}
+
+async function readMessages(deps: Deps, conversation: Conversation, after: string | undefined, readSide: Sender) {
+  const messages = await messageStore(deps.db).after(conversation.workspaceId, conversation.id, after ? new Date(after) : null, MESSAGES_PAGE);
+  const last = messages.at(-1);
+  if (last) await messageStore(deps.db).markRead(conversation.workspaceId, conversation.id, readSide, new Date(last.createdAt), deps.clock.now());
+  return { status: conversation.status, messages };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The visitor's side (conversation token)
+// ---------------------------------------------------------------------------------------------
+
+export async function postVisitorMessage(deps: Deps, token: string, input: VisitorMessageBody): Promise<ChatMessage> {
+  const conversation = await conversationByToken(deps, token);
+  if (conversation.status !== 'OPEN') throw closedError();
+  const body = cleanBody(input.body);
+  // Counted atomically (Redis INCR when configured, so every node shares the count); attempts over the
+  // limit count too, so a client hammering the endpoint stays limited until the window ends.
+  const { count } = await deps.counters.hit(`chat-flood:${conversation.id}`, FLOOD_WINDOW_MS);
+  if (count > FLOOD_LIMIT) throw fail('flood_limited', `More than ${FLOOD_LIMIT} messages per minute in this conversation; wait a moment.`);
+  const message = await appendMessage(deps, conversation, { sender: 'VISITOR', body, authorUserId: null });
+  // visitorName / visitorEmail only fill values not known yet (verified identity or an earlier message).
+  // Like the summary, logged rather than failing a request whose message is already stored.
+  const store = conversationStore(deps.db);
+  const fills: ['visitorName' | 'visitorEmail', string | undefined, string | null][] = [
+    ['visitorName', input.visitorName, conversation.visitorName],
+    ['visitorEmail', input.visitorEmail, conversation.visitorEmail],
+  ];
+  for (const [field, value, known] of fills) {
+    if (!value || known) continue;
+    await store
+      .fillVisitor(conversation.workspaceId, conversation.id, field, value)
+      .catch((error: unknown) => deps.logger.error({ err: error, workspaceId: conversation.workspaceId, field }, 'live chat: visitor field not filled'));
+  }
+  return message;
+}
+
+/** The visitor's poll: newer messages oldest first; fetching marks the team's messages read. */
+export async function visitorMessages(deps: Deps, token: string, after: string | undefined) {
+  return readMessages(deps, await conversationByToken(deps, token), after, 'AGENT');
+}
+
+// ---------------------------------------------------------------------------------------------
+// The team's side
+// ---------------------------------------------------------------------------------------------
+
+/** The team's read: newer messages oldest first; fetching marks the visitor's messages read. */
+export async function agentMessages(deps: Deps, workspaceId: string, conversationId: string, after: string | undefined) {
+  return readMessages(deps, await conversationOf(deps, workspaceId, conversationId), after, 'VISITOR');
+}
+
+/** An AGENT reply: stored, then pushed at once to the visitor's sockets and the agent consoles. */
+export async function postAgentMessage(deps: Deps, workspaceId: string, conversationId: string, userId: string, rawBody: string): Promise<ChatMessage> {
+  const conversation = await conversationOf(deps, workspaceId, conversationId);
+  if (conversation.status !== 'OPEN') throw closedError();
+  return appendMessage(deps, conversation, { sender: 'AGENT', body: cleanBody(rawBody), authorUserId: userId });
+}

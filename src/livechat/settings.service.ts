@@ -1,0 +1,108 @@
+import type { Deps } from '../deps.js';
+import { type Workspace } from '../workspaces/workspaces.service.js';
+import { ensureKey, revealKey, rotateKey } from '../credentials/credentials.service.js';
+import { hasExplicitIdentitySecret, setExplicitIdentitySecret } from '../identity/identity.service.js';
+import { liveChatSettingsStore, type LiveChatSettings } from './settings.model.js';
+import type { PutSettingsBody } from './livechat.schemas.js';
+import { agentsOnline } from './livechat.socket.js';
+
+export type { LiveChatSettings } from './settings.model.js';
+
+/** Path of the widget bundle (served by the widget module). */
+export const WIDGET_SCRIPT_PATH = '/widget/widget.js';
+
+// ---------------------------------------------------------------------------------------------
+// Plugin settings
+// ---------------------------------------------------------------------------------------------
+
+export async function settingsView(deps: Deps, workspaceId: string, settings: LiveChatSettings | null) {
+  const identitySecretConfigured = await hasExplicitIdentitySecret(deps, workspaceId);
+  return {
+    settings: {
+      enabled: settings?.enabled ?? false,
+      greeting: settings?.greeting ?? '',
+      greetings: settings?.greetings ?? {},
+      offlineMessage: settings?.offlineMessage ?? null,
+      offlineMessages: settings?.offlineMessages ?? {},
+      theme: settings?.theme ?? null,
+      forceOnline: settings?.forceOnline ?? null,
+      identitySecretConfigured,
+      activatedAt: settings?.activatedAt?.toISOString() ?? null,
+      updatedAt: (settings?.updatedAt ?? deps.clock.now()).toISOString(),
+    },
+    publishableKey: await revealKey(deps, workspaceId, 'publishable'),
+  };
+}
+
+export async function getSettings(deps: Deps, workspaceId: string) {
+  return settingsView(deps, workspaceId, await liveChatSettingsStore(deps.db).get(workspaceId));
+}
+
+/** Replaces the settings; the first save with `enabled: true` mints the publishable key, later saves keep it. */
+export async function putSettings(deps: Deps, workspaceId: string, body: PutSettingsBody) {
+  const settings = await liveChatSettingsStore(deps.db).put(
+    workspaceId,
+    {
+      enabled: body.enabled,
+      greeting: body.greeting,
+      greetings: body.greetings ?? {},
+      offlineMessage: body.offlineMessage ?? null,
+      offlineMessages: body.offlineMessages ?? {},
+      theme: body.theme ?? null,
+      forceOnline: body.forceOnline ?? null,
+    },
+    deps.clock.now(),
+  );
+  if (body.identitySecret !== undefined) await setExplicitIdentitySecret(deps, workspaceId, body.identitySecret);
+  if (body.enabled) await ensureKey(deps, workspaceId, 'publishable');
+  return settingsView(deps, workspaceId, settings);
+}
+
+export async function rotatePublishableKey(deps: Deps, workspaceId: string): Promise<string> {
+  return rotateKey(deps, workspaceId, 'publishable');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Widget config and bootstrap
+// ---------------------------------------------------------------------------------------------
+
+/** Exact tag (case-insensitive), then its primary subtag, then the default text. Never fails. */
+export function localized<T extends string | null>(map: Record<string, string>, fallback: T, locale: string | undefined | null): string | T {
+  if (!locale) return fallback;
+  const entries = new Map(Object.entries(map).map(([tag, value]) => [tag.toLowerCase(), value]));
+  const tag = locale.trim().toLowerCase();
+  return entries.get(tag) ?? entries.get(tag.split(/[-_]/)[0]) ?? fallback;
+}
+
+/** The settings while the plugin is activated and enabled; otherwise null. */
+export async function activeSettings(deps: Deps, workspaceId: string): Promise<LiveChatSettings | null> {
+  const settings = await liveChatSettingsStore(deps.db).get(workspaceId);
+  return settings?.enabled ? settings : null;
+}
+
+export async function widgetConfig(deps: Deps, workspace: Workspace | null, locale: string | undefined) {
+  const settings = workspace ? await activeSettings(deps, workspace.id) : null;
+  if (!workspace || !settings) return { enabled: false as const };
+  const online = settings.forceOnline ?? (await agentsOnline(deps, workspace.id));
+  return {
+    enabled: true as const,
+    greeting: localized(settings.greetings, settings.greeting, locale),
+    offlineMessage: localized(settings.offlineMessages, settings.offlineMessage, locale),
+    theme: settings.theme,
+    online,
+  };
+}
+
+export async function bootstrap(deps: Deps, workspace: Workspace, locale: string | undefined) {
+  const settings = await activeSettings(deps, workspace.id);
+  const publishableKey = settings ? await revealKey(deps, workspace.id, 'publishable') : null;
+  if (!settings || !publishableKey) return { enabled: false as const };
+  return {
+    enabled: true as const,
+    publishableKey,
+    greeting: localized(settings.greetings, settings.greeting, locale),
+    offlineMessage: localized(settings.offlineMessages, settings.offlineMessage, locale),
+    theme: settings.theme,
+    scriptPath: WIDGET_SCRIPT_PATH,
+  };
+}
