@@ -1,8 +1,8 @@
-import type { DemoSeeder } from '../app/seed.js';
+import type { WorkspaceSeeder } from '../workspaces/workspaces.service.js';
 import { putSettings } from './settings.service.js';
 
 /** The demo bakery takes appointments: weekdays with a lunch break, Saturday mornings, Berlin time. */
-export const seedDemoAppointments: DemoSeeder = async (deps, workspace) => {
+export const seedDemoAppointments: WorkspaceSeeder = async (deps, workspace) => {
   await putSettings(deps, workspace.id, {
     enabled: true,
     timezone: 'Europe/Berlin',

@@ -1,8 +1,8 @@
-import type { DemoSeeder } from '../app/seed.js';
+import type { WorkspaceSeeder } from '../workspaces/workspaces.service.js';
 import { putSettings } from './settings.service.js';
 
 /** Demo live chat: activated with English and German texts, which mints the publishable key. */
-export const seedDemoLiveChat: DemoSeeder = async (deps, workspace) => {
+export const seedDemoLiveChat: WorkspaceSeeder = async (deps, workspace) => {
   await putSettings(deps, workspace.id, {
     enabled: true,
     greeting: 'Hi! Questions about our bread or an order? We are happy to help.',
