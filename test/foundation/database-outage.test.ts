@@ -1,0 +1,65 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from '@jest/globals';
+import mongoose from 'mongoose';
+import { createWorkspace, eventually, request, startTestNode } from '../support/harness.js';
+import { findFerretDb, freePort, startFerretDb, superviseFerretDb, type EmbeddedEngine } from '../../src/db/embedded-engine.js';
+
+/** A private engine on SQLite in its own directory and port, so it can be stopped and started again. */
+const dirs: string[] = [];
+function engineOptions(port: number) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hearth-outage-'));
+  dirs.push(dataDir);
+  return { binary: findFerretDb(process.env.FERRETDB_BIN)!, dataDir, port };
+}
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the database engine goes away', () => {
+  test('requests answer 503 database_unavailable with Retry-After within seconds, readyz says so, and the node recovers alone', async () => {
+    const options = engineOptions(await freePort());
+    let engine: EmbeddedEngine = await startFerretDb(options);
+    const node = await startTestNode({ env: { MONGODB_URI: engine.uri } });
+    try {
+      const ws = await createWorkspace(node.url);
+      expect((await request(node.url, '/external/workspace', { apiKey: ws.apiKey })).status).toBe(200);
+
+      await engine.stop();
+      const started = Date.now();
+      const down = await request(node.url, '/external/workspace', { apiKey: ws.apiKey });
+      expect(Date.now() - started).toBeLessThan(6_000);
+      expect(down.status).toBe(503);
+      expect(down.body.code).toBe('database_unavailable');
+      expect(Number(down.headers.get('retry-after'))).toBeGreaterThan(0);
+      const ready = await request(node.url, '/readyz');
+      expect([ready.status, ready.body.mongodb]).toEqual([503, 'down']);
+
+      engine = await startFerretDb(options);
+      await eventually(async () => (await request(node.url, '/external/workspace', { apiKey: ws.apiKey })).status === 200, 30_000, 250);
+      expect((await request(node.url, '/readyz')).status).toBe(200);
+    } finally {
+      await node.stop();
+      await engine.stop();
+    }
+  }, 90_000);
+
+  test('the supervised embedded engine (npm start) is restarted when it dies, and says so', async () => {
+    const lines: string[] = [];
+    const log = { info: (line: string) => lines.push(`info ${line}`), warn: (line: string) => lines.push(`warn ${line}`), error: (line: string) => lines.push(`error ${line}`) };
+    const engine = await superviseFerretDb(engineOptions(await freePort()), log);
+    const client = await mongoose.createConnection(engine.uri, { dbName: 'supervised', serverSelectionTimeoutMS: 2_000 }).asPromise();
+    try {
+      await client.db!.collection('probe').insertOne({ alive: true });
+      process.kill(engine.pid!, 'SIGKILL');
+      await eventually(() => engine.restarts() === 1, 20_000, 100);
+      await eventually(async () => (await client.db!.collection('probe').countDocuments()) === 1, 20_000, 250);
+      expect(lines.some((line) => line.startsWith('error local database engine exited'))).toBe(true);
+      expect(lines.some((line) => line.startsWith('info local database engine restarted'))).toBe(true);
+    } finally {
+      await client.close();
+      await engine.stop();
+    }
+  }, 60_000);
+});
