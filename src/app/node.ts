@@ -2,8 +2,9 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { pino, type Logger } from 'pino';
+import type { Connection } from 'mongoose';
 import type { Config } from '../config/config.js';
-import { connectMongo, ensureIndexes } from '../db/mongo.js';
+import { connectMongo, convertHexStringsToObjectIds, ensureIndexes } from '../db/mongo.js';
 import { connectRedis } from '../db/redis.js';
 import { EventBus } from '../events/events.js';
 import { createApp, type AppOptions } from './create-app.js';
@@ -71,6 +72,7 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
   };
 
   await ensureIndexes(db);
+  await upgradeStorage(db, logger);
   await bootstrapOperator(deps);
   const jobRegistry = registerJobs(deps);
   registerLiveChatSockets(deps);
@@ -83,6 +85,15 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
       if (redis) await redis.quit().catch(() => undefined);
     },
   };
+}
+
+/** Data written by earlier versions, brought to today's shape before the node serves. */
+async function upgradeStorage(db: Connection, logger: Logger): Promise<void> {
+  // Webhook deliveries and outbox mails stored their workspace id as a hex string before 0.2.
+  for (const collection of ['webhook_deliveries', 'email_outbox']) {
+    const converted = await convertHexStringsToObjectIds(db, collection, 'workspaceId');
+    if (converted > 0) logger.info({ collection, converted }, 'stored workspace ids upgraded to ObjectId');
+  }
 }
 
 /** Wires one server node from real parts and starts listening; `stop` shuts it down gracefully. */

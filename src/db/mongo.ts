@@ -70,3 +70,22 @@ export async function nullOnDuplicate<T>(write: () => Promise<T>): Promise<T | n
     throw error;
   }
 }
+
+/**
+ * Upgrades documents written before `field` was stored as an ObjectId (it was a hex string): each is
+ * rewritten in place, a few at a time, so lists and tenant filters find them again. Runs at start;
+ * once nothing is left it costs one query.
+ */
+export async function convertHexStringsToObjectIds(db: Connection, collection: string, field: string): Promise<number> {
+  const documents = db.collection(collection);
+  let converted = 0;
+  for (;;) {
+    const batch = await documents.find({ [field]: { $type: 'string' } }, { projection: { [field]: 1 } }).limit(25).toArray();
+    const convertible = batch.filter((doc) => /^[0-9a-f]{24}$/i.test(String(doc[field])));
+    if (convertible.length === 0) return converted;
+    for (const doc of convertible) {
+      await documents.updateOne({ _id: doc._id }, { $set: { [field]: new mongoose.Types.ObjectId(String(doc[field])) } });
+      converted += 1;
+    }
+  }
+}
