@@ -205,11 +205,17 @@ function implicitResponses(def: RouteDef): Record<number, string> {
   const implicit: Record<number, string> = {};
   const external = def.path.startsWith('/external/');
   const where = [def.params && 'path parameters', def.query && 'query parameters', def.body && 'body'].filter(Boolean).join(', ');
-  if (where) implicit[400] = `Invalid ${where}: \`validation_failed\` with one \`issues\` entry per failing field.`;
+  const faults: string[] = [];
+  if (where) faults.push(`Invalid ${where}: \`validation_failed\` with one \`issues\` entry per failing field.`);
+  if (def.params) faults.push('A path that is not validly percent-encoded: `malformed_path`.');
   if (METHODS_WITH_BODY.has(def.method)) {
-    implicit[400] = `${implicit[400] ? implicit[400] + ' ' : ''}A body that is not valid JSON: \`malformed_json\`.`;
+    faults.push(
+      'A body that is not valid JSON: `malformed_json`; nested deeper than 64 levels: `json_too_deep`; corrupt compression: `malformed_body`.',
+    );
     implicit[413] = 'The body exceeds the configured size limit (`BODY_LIMIT_KB`): `payload_too_large`.';
+    implicit[415] = 'An unsupported `Content-Encoding` or charset: `unsupported_media_type`.';
   }
+  if (faults.length > 0) implicit[400] = faults.join(' ');
   switch (def.auth) {
     case 'none':
     case 'conversationToken':
@@ -230,8 +236,9 @@ function implicitResponses(def: RouteDef): Record<number, string> {
       implicit[401] =
         'Missing (`missing_credential`), unknown or revoked (`invalid_credential`) key, or a key of the wrong kind (`wrong_credential_kind`).';
   }
-  if (external) implicit[429] = 'Rate limited (`rate_limited`); `Retry-After` says when to retry.';
+  if (external) implicit[429] = 'Rate limited (`rate_limited`): too many requests with this credential, or too many unknown keys from this address; `Retry-After` says when to retry.';
   implicit[500] = 'A fault on our side (`internal_error`); the message carries a request id, nothing internal.';
+  if (def.auth !== 'none' || where) implicit[503] = 'The database is unreachable (`database_unavailable`); `Retry-After` says when to retry.';
   return implicit;
 }
 
@@ -253,7 +260,7 @@ function responsesOf(def: RouteDef, catalog: SchemaCatalog, operationId: string)
       else if (status >= 400 && extra) response.content = errorResponse('').content;
     }
     const headers: Record<string, unknown> = {};
-    if (status === 429) headers['Retry-After'] = { $ref: '#/components/headers/RetryAfter' };
+    if (status === 429 || status === 503) headers['Retry-After'] = { $ref: '#/components/headers/RetryAfter' };
     if (def.path.startsWith('/external/')) {
       headers['RateLimit-Limit'] = { $ref: '#/components/headers/RateLimitLimit' };
       headers['RateLimit-Remaining'] = { $ref: '#/components/headers/RateLimitRemaining' };

@@ -114,13 +114,16 @@ describe('responses', () => {
       }),
     ]);
     const responses = op('/external/things', 'post').responses;
-    expect(Object.keys(responses)).toEqual(['201', '400', '401', '409', '413', '429', '500']);
-    for (const status of ['400', '401', '409', '413', '429', '500']) {
+    expect(Object.keys(responses)).toEqual(['201', '400', '401', '409', '413', '415', '429', '500', '503']);
+    for (const status of ['400', '401', '409', '413', '415', '429', '500', '503']) {
       expect(responses[status].content!['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
     }
     expect(responses['409'].description).toBe('Taken.');
-    expect(responses['400'].description).toMatch(/validation_failed.*malformed_json/);
+    expect(responses['400'].description).toMatch(/validation_failed.*malformed_json.*json_too_deep.*malformed_body/);
+    expect(responses['415'].description).toMatch(/unsupported_media_type/);
     expect(responses['429'].headers!['Retry-After']).toEqual({ $ref: '#/components/headers/RetryAfter' });
+    expect(responses['503'].description).toMatch(/database_unavailable/);
+    expect(responses['503'].headers!['Retry-After']).toEqual({ $ref: '#/components/headers/RetryAfter' });
     expect(responses['201'].headers!['RateLimit-Remaining']).toBeDefined();
   });
 
@@ -129,8 +132,8 @@ describe('responses', () => {
       route({ method: 'get', path: '/admin/workspaces/:wid/a', summary: 'x', tags: ['T'], auth: 'member', responses: { 200: { description: 'ok' } }, handle: ok }),
       route({ method: 'get', path: '/admin/workspaces/:wid/b', summary: 'x', tags: ['T'], auth: 'member', role: 'owner', responses: { 200: { description: 'ok' } }, handle: ok }),
     ]);
-    expect(Object.keys(op('/admin/workspaces/{wid}/a').responses)).toEqual(['200', '401', '404', '500']);
-    expect(Object.keys(op('/admin/workspaces/{wid}/b').responses)).toEqual(['200', '401', '403', '404', '500']);
+    expect(Object.keys(op('/admin/workspaces/{wid}/a').responses)).toEqual(['200', '401', '404', '500', '503']);
+    expect(Object.keys(op('/admin/workspaces/{wid}/b').responses)).toEqual(['200', '401', '403', '404', '500', '503']);
     expect(op('/admin/workspaces/{wid}/b')['x-hearth-role']).toBe('owner');
   });
 
