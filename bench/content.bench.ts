@@ -19,7 +19,7 @@
 import { benchEngine } from './support/environment.js';
 import { now, report, round, runBench } from './support/children.js';
 import { pool, rawGet, startBare, startNode, type NodeChild } from './support/hearth.js';
-import { CONNECTIONS, SECONDS, measure, type LoadResult } from './support/load.js';
+import { CONNECTIONS, SECONDS, loadTool, measure, type LoadResult } from './support/load.js';
 import { createWorkspace, request } from '../test/support/harness.js';
 
 const POSTS = Number(process.env.BENCH_POSTS ?? 60);
@@ -62,7 +62,7 @@ await runBench(async (cleanup) => {
   const ws = await createWorkspace(node.url, { slug: 'bench', name: 'Bench', locales: ['en', 'de'], defaultLocale: 'en' });
   const seedStart = now();
   await seedPosts(node.url, ws);
-  console.log(`content bench on ${engine.kind}: ${POSTS} published posts seeded in ${((now() - seedStart) / 1000).toFixed(1)} s; wrk -t1 -c${CONNECTIONS} -d${SECONDS}s`);
+  console.log(`content bench on ${engine.kind}: ${POSTS} published posts seeded in ${((now() - seedStart) / 1000).toFixed(1)} s; load by ${loadTool()}, 1 thread, ${CONNECTIONS} connections, ${SECONDS} s`);
 
   const headers = { 'X-Api-Key': ws.apiKey };
   const listPath = '/external/posts?limit=50';
@@ -119,7 +119,7 @@ await runBench(async (cleanup) => {
     `  ${label.padEnd(42)} ${load.rps.toFixed(0).padStart(7)} req/s  p50 ${load.p50Ms.toFixed(1).padStart(6)} ms  p99 ${load.p99Ms.toFixed(1).padStart(6)} ms | bare ${bare.rps.toFixed(0).padStart(7)} req/s | ratio ${(load.rps / bare.rps).toFixed(3)} | ${ops.toFixed(2)} db ops/req`;
   report(
     [
-      `  (${listed} items, ${(listAnswer.body.length / 1024).toFixed(1)} KiB per list answer; load by ${tool})`,
+      `  (${listed} items, ${(listAnswer.body.length / 1024).toFixed(1)} KiB per list answer)`,
       row(`GET ${listPath}`, loads.list, loads.bare_list, listOps),
       row(`GET ${slugPath}`, loads.slug, loads.bare_slug, slugOps),
       `  ${'cold list (workspace PATCHed before each)'.padEnd(42)} ${(1000 / coldMeanMs).toFixed(0).padStart(7)} req/s  mean ${coldMeanMs.toFixed(1)} ms over ${coldLatencies.length} requests, 1 connection | ${coldOpsMean.toFixed(2)} db ops/req${stale ? ` | ${stale} STALE answers (old name)` : ''}`,
