@@ -1,138 +1,145 @@
 /**
- * `npm run bench:content`: 1,000 published posts in two locales on a private FerretDB, then autocannon
- * against the content reads, each beside a bare `node:http` server answering the same JSON from memory.
- * BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 2) tune the runs.
+ * `npm run bench:content`: the public content reads of one node, against a bare `node:http` server
+ * answering the same bytes.
+ *
+ * - BENCH_POSTS published posts (default 60, the issue's reference case; 1000 for the large case), half
+ *   in `en`, their translations in `de`, made through the admin API as a user would.
+ * - Warm reads: `GET /external/posts?limit=50` and `GET /external/posts/:slug`, loaded by wrk (separate
+ *   process) for BENCH_SECONDS with BENCH_CONNECTIONS; the bare server gets the same wrk settings.
+ * - Cold list: before every list request the workspace's name is changed (PATCH, not timed). The name is
+ *   in every item's JSON-LD (`publisher.name`), so any correct cache must drop the answer; the bench
+ *   checks the new name is there. One connection, requests in series, for BENCH_SECONDS:
+ *   `cold_list_rps` = 1 / mean list latency. Unlike a cache-busting query parameter this does not
+ *   depend on what a cache keys on.
+ * - `db_ops_per_warm_request`: driver commands (`commandStarted`) the node sent for 100 warm list
+ *   requests in series, divided by 100, less what it sends idle over the same time.
+ *
+ * Last line: the JSON figures. Engine: MONGODB_URI when set, else a private FerretDB (see bench/support).
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import autocannon from 'autocannon';
-import { pino } from 'pino';
-import { loadConfig } from '../src/config/config.js';
-import { createNode, type NodeOptions } from '../src/app/node.js';
-import { startEngine } from '../test/support/services.js';
-import { userStore } from '../src/auth/auth.model.js';
-import { createWorkspace } from '../src/workspaces/workspaces.service.js';
-import { Types } from 'mongoose';
-import { ensureBlogType } from '../src/posts/post-types.service.js';
-import { contentHash } from '../src/posts/publication.service.js';
-import { postStore, type PostContent } from '../src/posts/posts.model.js';
-import { renderMarkdown } from '../src/posts/markdown.js';
+import { benchEngine } from './support/environment.js';
+import { now, report, round, runBench } from './support/children.js';
+import { pool, rawGet, startBare, startNode, type NodeChild } from './support/hearth.js';
+import { CONNECTIONS, SECONDS, loadTool, measure, type LoadResult } from './support/load.js';
+import { createWorkspace, request } from '../test/support/harness.js';
 
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 2);
-const GROUPS = 500; // x 2 locales = 1,000 posts
+const POSTS = Number(process.env.BENCH_POSTS ?? 60);
+const WARM_SAMPLE = 100;
 
-interface Figures {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-}
-
-async function cannon(url: string, headers: Record<string, string>): Promise<Figures> {
-  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION, timeout: 60 });
-  return { rps: result.requests.total / DURATION, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx + result.errors + result.timeouts };
-}
-
-function bareServer(body: string): Promise<{ server: Server; url: string }> {
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
-    res.end(body);
+async function seedPosts(url: string, ws: { id: string; token: string }): Promise<void> {
+  const body = (i: number) => `## Part ${i}\n\n${'Lorem ipsum dolor sit amet, **consectetur** adipiscing elit. '.repeat(20)}\n\n- one\n- two`;
+  const call = async (path: string, payload?: unknown) => {
+    const res = await request(url, `/admin/workspaces/${ws.id}${path}`, { token: ws.token, body: payload ?? {} });
+    if (res.status >= 300) throw new Error(`seeding ${path}: ${res.status} ${res.text}`);
+    return res.body as { id: string };
+  };
+  await pool(Math.ceil(POSTS / 2), 4, async (i) => {
+    const en = await call('/posts', { locale: 'en', slug: `post-${i}`, title: `Bread notes ${i}`, metaDescription: 'A benchmark post.', tags: ['bench'], authorName: 'Bench', contentMarkdown: body(i) });
+    await call(`/posts/${en.id}/publish`);
+    if (2 * i + 1 >= POSTS) return;
+    const de = await call('/posts', { locale: 'de', translationOf: en.id, slug: `beitrag-${i}`, title: `Brotnotizen ${i}`, metaDescription: 'Ein Beitrag.', tags: ['bench'], authorName: 'Bench', contentMarkdown: body(i) });
+    await call(`/posts/${de.id}/publish`);
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` })));
 }
 
-async function main(): Promise<void> {
-  const engine = await startEngine();
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    MONGODB_URI: engine.url,
-    MONGODB_DB: 'bench_content',
-    ADMIN_EMAIL: 'bench@bench.local',
-    ADMIN_PASSWORD: 'bench-password',
-    KEY_ENCRYPTION_SECRET: 'bench-secret-bench-secret-bench-secret-0',
-    RATE_LIMIT_PER_MINUTE: '1000000000',
-    LOG_LEVEL: 'silent',
-  });
-  const node = await createNode({ config: config as NodeOptions['config'], logger: pino({ level: 'silent' }), jobsProcessEvery: 5_000 });
-  try {
-    const owner = (await userStore(node.deps.db).byEmailWithHash('bench@bench.local'))!;
-    const { workspace, apiKey } = await createWorkspace(node.deps, owner, { slug: 'bench', name: 'Bench', locales: ['en', 'de'], defaultLocale: 'en' });
+/** Commands per request over `count` requests in series, less the node's idle commands in that time. */
+async function opsPerRequest(node: NodeChild, count: number, send: () => Promise<void>): Promise<number> {
+  const idleStart = await node.commands();
+  const idleFrom = now();
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const idlePerMs = ((await node.commands()) - idleStart) / (now() - idleFrom);
+  const before = await node.commands();
+  const from = now();
+  for (let i = 0; i < count; i += 1) await send();
+  const elapsed = now() - from;
+  return ((await node.commands()) - before - idlePerMs * elapsed) / count;
+}
 
-    const started = Date.now();
-    // Bulk import (the per-post admin path is exercised by the tests); HTML rendered as the service would.
-    const blog = await ensureBlogType(node.deps, workspace.id);
-    const body = (i: number) => `## Part ${i}\n\n${'Lorem ipsum dolor sit amet, **consectetur** adipiscing elit. '.repeat(20)}\n\n- one\n- two`;
-    const base = Date.parse('2025-01-01T00:00:00Z');
-    const posts = Array.from({ length: GROUPS }, (_, i) => {
-      const group = new Types.ObjectId().toHexString();
-      return (['en', 'de'] as const).map((locale, j) => {
-        const content: PostContent = {
-          slug: locale === 'en' ? `post-${i}` : `beitrag-${i}`,
-          canonicalSlug: `post-${i}`,
-          title: locale === 'en' ? `Bread notes ${i}` : `Brotnotizen ${i}`,
-          metaDescription: 'A benchmark post.',
-          imageUrl: '',
-          tags: ['bench'],
-          categoryId: null,
-          authorName: 'Bench',
-          customConfig: {},
-          contentMarkdown: body(i),
-          contentHtml: renderMarkdown(body(i)),
-          jsonLd: null,
-        };
-        return { type: blog.slug, postTypeId: blog.id, locale, translationGroupId: group, content, publishedAt: new Date(base + (2 * i + j) * 60_000), hash: contentHash(content) };
-      });
-    }).flat();
-    for (let from = 0; from < posts.length; from += 250) await postStore(node.deps.db).importPublished(workspace.id, posts.slice(from, from + 250));
-    console.log(`seeded ${GROUPS * 2} published posts in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+await runBench(async (cleanup) => {
+  const engine = await benchEngine('bench_content', cleanup);
+  // One node without jobs (reads need none), so the command count is the requests' own.
+  const node = await startNode({ uri: engine.uri, dbName: engine.dbName, redisUrl: process.env.REDIS_URL, role: 'api' });
+  cleanup(() => node.stop());
+  const ws = await createWorkspace(node.url, { slug: 'bench', name: 'Bench', locales: ['en', 'de'], defaultLocale: 'en' });
+  const seedStart = now();
+  await seedPosts(node.url, ws);
+  console.log(`content bench on ${engine.kind}: ${POSTS} published posts seeded in ${((now() - seedStart) / 1000).toFixed(1)} s; load by ${loadTool()}, 1 thread, ${CONNECTIONS} connections, ${SECONDS} s`);
 
-    const targets = [
-      ['GET /external/posts?limit=50', '/external/posts?limit=50'],
-      ['GET /external/posts?limit=50&include=content', '/external/posts?limit=50&include=content'],
-      ['GET /external/posts?q=notes 12', '/external/posts?q=notes%2012'],
-      ['GET /external/posts/:slug', '/external/posts/beitrag-250'],
-    ] as const;
-    const headers = { 'X-Api-Key': apiKey };
-    const rows: string[] = [];
-    for (const [label, path] of targets) {
-      const t0 = performance.now();
-      const sample = await fetch(node.url + path, { headers });
-      if (sample.status !== 200) throw new Error(`${label}: ${sample.status}`);
-      const json = await sample.text();
-      console.log(`${label}: single cold request ${(performance.now() - t0).toFixed(0)} ms`);
-      const hearth = await cannon(node.url + path, headers);
-      const bare = await bareServer(json);
-      const baseline = await cannon(bare.url, {});
-      await new Promise((resolve) => bare.server.close(resolve));
-      rows.push(
-        [
-          label.padEnd(46),
-          `${(json.length / 1024).toFixed(1)} KB`.padStart(9),
-          `${hearth.rps.toFixed(0)} req/s`.padStart(12),
-          `p50 ${hearth.p50} ms`.padStart(11),
-          `p99 ${hearth.p99} ms`.padStart(11),
-          '|',
-          `bare ${baseline.rps.toFixed(0)} req/s`.padStart(17),
-          `p50 ${baseline.p50} ms`.padStart(11),
-          `p99 ${baseline.p99} ms`.padStart(11),
-          '|',
-          `ratio ${(hearth.rps / baseline.rps).toFixed(3)}`,
-          hearth.non2xx ? `(non-2xx: ${hearth.non2xx})` : '',
-        ].join(' '),
-      );
-      console.log(rows[rows.length - 1]);
-    }
-    console.log(`\n${DURATION} s per run, ${CONNECTIONS} connections; ratio = Hearth req/s / bare node:http req/s (same JSON from memory).`);
-  } finally {
-    await node.stop();
-    await engine.stop();
+  const headers = { 'X-Api-Key': ws.apiKey };
+  const listPath = '/external/posts?limit=50';
+  const slugPath = '/external/posts/post-0';
+  const listAnswer = await rawGet(node.url + listPath, headers);
+  const slugAnswer = await rawGet(node.url + slugPath, headers);
+  for (const [path, answer] of [[listPath, listAnswer], [slugPath, slugAnswer]] as const) {
+    if (answer.status !== 200) throw new Error(`${path}: ${answer.status} ${answer.body}`);
   }
-}
+  const listed = (JSON.parse(listAnswer.body.toString('utf8')) as { items: unknown[] }).items.length;
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
+  const fetchOk = async (path: string) => {
+    const res = await fetch(node.url + path, { headers });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
+  };
+  const listOps = await opsPerRequest(node, WARM_SAMPLE, () => fetchOk(listPath));
+  const slugOps = await opsPerRequest(node, WARM_SAMPLE, () => fetchOk(slugPath));
+
+  const loads: Record<string, LoadResult> = {};
+  for (const [name, answer, path] of [['list', listAnswer, listPath], ['slug', slugAnswer, slugPath]] as const) {
+    const bare = await startBare(answer);
+    cleanup(() => bare.stop());
+    loads[`bare_${name}`] = await measure(bare.url + path);
+    await bare.stop();
+    loads[name] = await measure(node.url + path, headers);
+  }
+
+  // Cold list: a content-visible workspace change before each request.
+  const coldLatencies: number[] = [];
+  let stale = 0;
+  const coldOps: number[] = [];
+  const coldUntil = now() + SECONDS * 1000;
+  for (let i = 0; now() < coldUntil; i += 1) {
+    const name = `Bench cold ${i}`;
+    const patched = await request(node.url, `/admin/workspaces/${ws.id}`, { method: 'PATCH', token: ws.token, body: { name } });
+    if (patched.status !== 200) throw new Error(`PATCH workspace: ${patched.status} ${patched.text}`);
+    const before = await node.commands();
+    const from = now();
+    const res = await fetch(node.url + listPath, { headers });
+    const text = await res.text();
+    coldLatencies.push(now() - from);
+    coldOps.push((await node.commands()) - before);
+    if (res.status !== 200) throw new Error(`cold list: ${res.status}`);
+    const first = (JSON.parse(text) as { items: { jsonLd: { publisher?: { name?: string } } | null }[] }).items[0];
+    if (first?.jsonLd?.publisher?.name !== name) stale += 1;
+  }
+  const coldMeanMs = coldLatencies.reduce((a, b) => a + b, 0) / coldLatencies.length;
+  const coldOpsMean = coldOps.reduce((a, b) => a + b, 0) / coldOps.length;
+
+  const tool = loads.list.tool;
+  const failures = Object.entries(loads).filter(([, load]) => load.failures > 0);
+  const row = (label: string, load: LoadResult, bare: LoadResult, ops: number) =>
+    `  ${label.padEnd(42)} ${load.rps.toFixed(0).padStart(7)} req/s  p50 ${load.p50Ms.toFixed(1).padStart(6)} ms  p99 ${load.p99Ms.toFixed(1).padStart(6)} ms | bare ${bare.rps.toFixed(0).padStart(7)} req/s | ratio ${(load.rps / bare.rps).toFixed(3)} | ${ops.toFixed(2)} db ops/req`;
+  report(
+    [
+      `  (${listed} items, ${(listAnswer.body.length / 1024).toFixed(1)} KiB per list answer)`,
+      row(`GET ${listPath}`, loads.list, loads.bare_list, listOps),
+      row(`GET ${slugPath}`, loads.slug, loads.bare_slug, slugOps),
+      `  ${'cold list (workspace PATCHed before each)'.padEnd(42)} ${(1000 / coldMeanMs).toFixed(0).padStart(7)} req/s  mean ${coldMeanMs.toFixed(1)} ms over ${coldLatencies.length} requests, 1 connection | ${coldOpsMean.toFixed(2)} db ops/req${stale ? ` | ${stale} STALE answers (old name)` : ''}`,
+      ...failures.map(([name, load]) => `  WARNING: ${name}: ${load.failures} failed requests (non-2xx/3xx or socket errors)`),
+    ],
+    {
+      bench: 'content',
+      posts: POSTS,
+      bare_rps: round(loads.bare_list.rps, 0),
+      list_rps: round(loads.list.rps, 0),
+      list_ratio: round(loads.list.rps / loads.bare_list.rps, 3),
+      bare_slug_rps: round(loads.bare_slug.rps, 0),
+      slug_rps: round(loads.slug.rps, 0),
+      slug_ratio: round(loads.slug.rps / loads.bare_slug.rps, 3),
+      cold_list_rps: round(1000 / coldMeanMs, 0),
+      db_ops_per_warm_request: round(listOps, 2),
+      engine: engine.kind,
+      ...(tool === 'wrk' ? {} : { load: tool }),
+      ...(stale ? { cold_stale: stale } : {}),
+      ...(failures.length ? { failed_requests: failures.reduce((sum, [, load]) => sum + load.failures, 0) } : {}),
+    },
+  );
 });

@@ -1,113 +1,75 @@
 /**
- * `npm run bench:webhooks`: 2,000 post.published events in a burst against one workspace whose webhook
- * points at a local receiver. Reports deliveries per second and publish-to-receipt latency percentiles.
- * BENCH_EVENTS and BENCH_PROCESS_EVERY (ms, Agenda polling; default the server's 1000) tune it.
+ * `npm run bench:webhooks`: BENCH_PUBLISHES (default 2,000) `post.published` events at once on one node
+ * (a child), for one workspace whose webhook points at a receiver in another process. The node publishes
+ * them on its own event bus when the orchestrator asks (over IPC), as the publish route does after it
+ * stored a post, so the figure is the delivery pipeline's: store, queue, dispatch, POST, record.
+ * Measured: deliveries per second (first publish to last first receipt), p50/p99 publish-to-receipt,
+ * lost (no receipt within BENCH_WEBHOOK_TIMEOUT seconds, default 300) and duplicated (received twice).
+ * The node runs the shipped job settings (NODE_ROLE all, default polling).
+ *
+ * Last line: the JSON figures.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { pino } from 'pino';
-import { loadConfig } from '../src/config/config.js';
-import { createNode, type NodeOptions } from '../src/app/node.js';
-import { workspaceStore } from '../src/workspaces/workspaces.model.js';
-import { startEngine } from '../test/support/services.js';
+import { benchEngine } from './support/environment.js';
+import { now, percentile, report, round, runBench, spawnChild } from './support/children.js';
+import { startNode } from './support/hearth.js';
+import { createWorkspace, request } from '../test/support/harness.js';
 
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 2000);
-const PROCESS_EVERY = process.env.BENCH_PROCESS_EVERY ? Number(process.env.BENCH_PROCESS_EVERY) : undefined;
+const PUBLISHES = Number(process.env.BENCH_PUBLISHES ?? 2000);
+const TIMEOUT_S = Number(process.env.BENCH_WEBHOOK_TIMEOUT ?? 300);
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
+await runBench(async (cleanup) => {
+  const engine = await benchEngine('bench_webhooks', cleanup);
+  const receiver = spawnChild('receiver');
+  cleanup(() => receiver.stop());
+  const { url: receiverUrl } = await receiver.ready;
+  const node = await startNode({ uri: engine.uri, dbName: engine.dbName, redisUrl: process.env.REDIS_URL, env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+  cleanup(() => node.stop());
+  console.log(`webhooks bench on ${engine.kind}: ${PUBLISHES} post.published events in a burst -> receiver in another process`);
 
-async function main() {
-  const engine = await startEngine();
-  const publishedAt = new Map<string, number>();
-  const receivedAt = new Map<string, number>();
-  let duplicates = 0;
-  let done: () => void = () => undefined;
-  const allReceived = new Promise<void>((resolve) => (done = resolve));
+  const ws = await createWorkspace(node.url, { locales: ['en'], defaultLocale: 'en' });
+  const patched = await request(node.url, `/admin/workspaces/${ws.id}`, { method: 'PATCH', token: ws.token, body: { webhookUrl: `${receiverUrl}/hook?secret=bench` } });
+  if (patched.status !== 200) throw new Error(`webhook URL: ${patched.status} ${patched.text}`);
 
-  const receiver = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const { postId } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { postId: string };
-      if (receivedAt.has(postId)) duplicates += 1;
-      else receivedAt.set(postId, performance.now());
-      res.writeHead(200).end();
-      if (receivedAt.size === EVENTS) done();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const port = (receiver.address() as AddressInfo).port;
+  const from = now();
+  const { publishedAt } = await node.ask<{ publishedAt: Record<string, number> }>('publish', { count: PUBLISHES, workspaceId: ws.id, prefix: 'post' }, 600_000);
+  const publishMs = now() - from;
+  console.log(`  published in ${Math.round(publishMs)} ms; waiting for deliveries`);
 
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    MONGODB_URI: engine.url,
-    MONGODB_DB: `bench_webhooks_${Date.now().toString(36)}`,
-    KEY_ENCRYPTION_SECRET: 'bench-secret-bench-secret-bench-secret-00',
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
-    SEED_DEMO: 'false',
-  });
-  const node = await createNode({ config: config as NodeOptions['config'], logger: pino({ level: process.env.BENCH_LOG_LEVEL ?? 'warn' }), jobsProcessEvery: PROCESS_EVERY });
-  try {
-    const workspace = (await workspaceStore(node.deps.db).create({ slug: 'bench', name: 'Bench', locales: ['en'], defaultLocale: 'en' }))!;
-    await workspaceStore(node.deps.db).update(workspace.id, { webhookUrl: `http://127.0.0.1:${port}/hook?secret=bench` });
-
-    const start = performance.now();
-    await Promise.all(
-      Array.from({ length: EVENTS }, (_, i) => {
-        const postId = `post${i}`;
-        publishedAt.set(postId, performance.now());
-        return node.deps.events.publish({
-          event: 'post.published',
-          workspaceId: workspace.id,
-          postId,
-          slug: `post-${i}`,
-          title: `Post ${i}`,
-          publishedAt: new Date().toISOString(),
-          at: new Date().toISOString(),
-        });
-      }),
-    );
-    const publishMs = performance.now() - start;
-    console.error(`published ${EVENTS} events in ${Math.round(publishMs)} ms; waiting for deliveries`);
-    const timeout = setTimeout(() => done(), 10 * 60_000);
-    await allReceived;
-    clearTimeout(timeout);
-    const totalMs = performance.now() - start;
-
-    const latencies = [...receivedAt.entries()].map(([id, at]) => at - publishedAt.get(id)!).sort((a, b) => a - b);
-    const figures = {
-      events: EVENTS,
-      received: receivedAt.size,
-      duplicates,
-      processEveryMs: PROCESS_EVERY ?? 1000,
-      publishBurstMs: Math.round(publishMs),
-      publishPerSecond: Math.round((EVENTS / publishMs) * 1000),
-      totalMs: Math.round(totalMs),
-      deliveriesPerSecond: Math.round((receivedAt.size / totalMs) * 1000),
-      latencyMs: {
-        p50: Math.round(percentile(latencies, 50)),
-        p90: Math.round(percentile(latencies, 90)),
-        p99: Math.round(percentile(latencies, 99)),
-        max: Math.round(latencies[latencies.length - 1]),
-      },
-    };
-    console.log(JSON.stringify(figures, null, 2));
-  } finally {
-    await node.stop();
-    await new Promise<void>((resolve) => receiver.close(() => resolve()));
-    await engine.stop();
+  let receipts: Record<string, number[]> = {};
+  let unreadable = 0;
+  const deadline = now() + TIMEOUT_S * 1000;
+  for (;;) {
+    ({ receipts, unreadable } = await receiver.ask<{ receipts: Record<string, number[]>; unreadable: number }>('receipts'));
+    if (Object.keys(publishedAt).every((id) => receipts[id]) || now() > deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
-}
+  // A little longer, so a delivery sent twice has the time to arrive twice.
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  ({ receipts, unreadable } = await receiver.ask<{ receipts: Record<string, number[]>; unreadable: number }>('receipts'));
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+  const ids = Object.keys(publishedAt);
+  const delivered = ids.filter((id) => receipts[id]);
+  const latencies = delivered.map((id) => receipts[id][0] - publishedAt[id]).sort((a, b) => a - b);
+  const firstPublish = Math.min(...Object.values(publishedAt));
+  const lastReceipt = Math.max(...delivered.map((id) => receipts[id][0]));
+  const perSecond = delivered.length / ((lastReceipt - firstPublish) / 1000);
+  const lost = ids.length - delivered.length;
+  const duplicated = Object.values(receipts).reduce((sum, times) => sum + times.length - 1, 0);
+
+  report(
+    [
+      `  delivered ${delivered.length}/${ids.length} in ${((lastReceipt - firstPublish) / 1000).toFixed(1)} s: ${perSecond.toFixed(0)} deliveries/s`,
+      `  publish-to-receipt p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms, max ${(latencies.at(-1) ?? NaN).toFixed(0)} ms; lost ${lost}, duplicated ${duplicated}${unreadable ? `, ${unreadable} unreadable bodies` : ''}`,
+    ],
+    {
+      bench: 'webhooks',
+      publishes: PUBLISHES,
+      deliveries_per_s: round(perSecond, 0),
+      p50_ms: round(percentile(latencies, 50), 0),
+      p99_ms: round(percentile(latencies, 99), 0),
+      lost,
+      duplicated,
+      engine: engine.kind,
+    },
+  );
+});

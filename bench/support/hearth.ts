@@ -1,0 +1,83 @@
+/** Starting Hearth nodes as children for a bench, and the little the orchestrator needs to drive them. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { OPERATOR } from '../../test/support/harness.js';
+import { spawnChild, type Child } from './children.js';
+import { withCommandMonitoring } from './environment.js';
+
+export interface NodeChild extends Child {
+  url: string;
+  /** Driver commands this node has sent since it started. */
+  commands(): Promise<number>;
+}
+
+/**
+ * A node in production mode on the bench's database. Rate limits are lifted (one API key makes all the
+ * load, which the limiter would rightly refuse); everything else is the shipped default.
+ */
+export async function startNode(options: { uri: string; dbName: string; redisUrl?: string; role?: 'all' | 'api' | 'worker'; env?: Record<string, string> }): Promise<NodeChild> {
+  const child = spawnChild('node-child', {
+    NODE_ENV: 'production',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    MONGODB_URI: withCommandMonitoring(options.uri),
+    MONGODB_DB: options.dbName,
+    REDIS_URL: options.redisUrl ?? '',
+    NODE_ROLE: options.role ?? 'all',
+    ADMIN_EMAIL: OPERATOR.email,
+    ADMIN_PASSWORD: OPERATOR.password,
+    KEY_ENCRYPTION_SECRET: 'bench-secret-bench-secret-bench-secret-00',
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    AUTH_FAILURES_PER_MINUTE: '1000000000',
+    SEED_DEMO: 'false',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    RECORD_RESPONSES_DIR: '',
+    PUBLIC_URL: '',
+    ...options.env,
+  });
+  const { url } = await child.ready;
+  return { ...child, url, commands: async () => (await child.ask<{ commands: number }>('ops')).commands };
+}
+
+export interface RawAnswer {
+  status: number;
+  headers: [string, string][];
+  body: Buffer;
+}
+
+/** One GET as wrk sends it (no Accept-Encoding), answer kept byte for byte. */
+export function rawGet(url: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const pairs: [string, string][] = [];
+        for (let i = 0; i < res.rawHeaders.length; i += 2) pairs.push([res.rawHeaders[i], res.rawHeaders[i + 1]]);
+        resolve({ status: res.statusCode!, headers: pairs, body: Buffer.concat(chunks) });
+      });
+    }).once('error', reject);
+  });
+}
+
+/** A bare server child answering `answer`'s exact status, headers and body. */
+export async function startBare(answer: RawAnswer): Promise<Child & { url: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-bench-'));
+  const file = join(dir, 'answer.json');
+  writeFileSync(file, JSON.stringify({ status: answer.status, headers: answer.headers, body: answer.body.toString('base64') }));
+  const child = spawnChild('bare-server', {}, [file]);
+  const { url } = await child.ready;
+  return { ...child, url, stop: () => child.stop().finally(() => rmSync(dir, { recursive: true, force: true })) };
+}
+
+/** A pool of `concurrency` workers over `count` jobs. */
+export async function pool(count: number, concurrency: number, work: (index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, count) }, async () => {
+      while (next < count) await work(next++);
+    }),
+  );
+}

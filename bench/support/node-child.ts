@@ -1,0 +1,61 @@
+/**
+ * One Hearth node in a process of its own, configured from the environment as the real entry is
+ * (`loadConfig(process.env)` + `createNode`). The orchestrator asks it, over IPC only (no HTTP route is
+ * added), for the driver commands it has sent (`commandStarted`, counted when the URI turns on
+ * `monitorCommands`; the job queue's apart), its heap after a full GC, its Socket.IO connections, or to publish domain events.
+ */
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config/config.js';
+import { createNode, type NodeOptions } from '../../src/app/node.js';
+import type { DomainEvent } from '../../src/events/events.js';
+import { now, serve } from './children.js';
+
+const config = loadConfig(process.env);
+const node = await createNode({
+  config: config as NodeOptions['config'],
+  logger: pino({ level: config.LOG_LEVEL }),
+  jobsProcessEvery: process.env.BENCH_JOBS_PROCESS_EVERY ? Number(process.env.BENCH_JOBS_PROCESS_EVERY) : undefined,
+});
+
+// The job queue's own polling (collection `jobs`) is counted apart: it runs on a timer, not per request.
+let commands = 0;
+let jobCommands = 0;
+node.deps.db.getClient().on('commandStarted', (event) => {
+  if (event.command[event.commandName] === 'jobs') jobCommands += 1;
+  else commands += 1;
+});
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
+serve({
+  ops: () => ({ commands, jobCommands }),
+  heap: () => {
+    if (!gc) throw new Error('run with --expose-gc');
+    gc();
+    gc();
+    return { heapUsed: process.memoryUsage().heapUsed };
+  },
+  sockets: () => ({ widget: node.deps.realtime.io.of('/widget').sockets.size }),
+  /** `count` post.published events for one workspace, all at once; answers with each one's publish time. */
+  publish: async (message) => {
+    const publishedAt: Record<string, number> = {};
+    await Promise.all(
+      Array.from({ length: message.count as number }, (_, i) => {
+        const postId = `${message.prefix}${i}`;
+        publishedAt[postId] = now();
+        const at = new Date().toISOString();
+        return node.deps.events.publish({ event: 'post.published', workspaceId: message.workspaceId, postId, slug: `post-${i}`, title: `Post ${i}`, publishedAt: at, at } as DomainEvent);
+      }),
+    );
+    return { publishedAt };
+  },
+});
+
+let stopping = false;
+process.on('SIGTERM', () => {
+  if (stopping) return;
+  stopping = true;
+  void node.stop().finally(() => process.exit(0));
+});
+
+process.send!({ type: 'ready', url: node.url });

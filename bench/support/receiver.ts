@@ -1,0 +1,29 @@
+/**
+ * The webhooks bench's receiver: a bare `node:http` endpoint in its own process, answering 200 at once
+ * and noting when each post's event arrived (every arrival, so duplicates show).
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { now, serve } from './children.js';
+
+const receipts: Record<string, number[]> = {};
+let unreadable = 0;
+
+const server = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    const at = now();
+    try {
+      const { postId } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { postId: string };
+      (receipts[postId] ??= []).push(at);
+    } catch {
+      unreadable += 1;
+    }
+    res.writeHead(200).end();
+  });
+});
+
+serve({ receipts: () => ({ receipts, unreadable }) });
+server.listen(0, '127.0.0.1', () => process.send!({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+process.on('SIGTERM', () => (server.closeAllConnections(), server.close(() => process.exit(0))));
