@@ -6,6 +6,7 @@ import type { Clock } from '../../src/shared/clock.js';
 import type { Deps } from '../../src/deps.js';
 import { createWorkspace, type Workspace } from '../../src/workspaces/workspaces.service.js';
 import { findUserByEmail } from '../../src/auth/auth.service.js';
+import { AppError, type ErrorName } from '../../src/shared/errors.js';
 import { OPERATOR, uniqueDbName } from './harness.js';
 
 /**
@@ -43,4 +44,22 @@ export async function newWorkspace(deps: Deps, overrides: { locales?: string[]; 
     locales: overrides.locales ?? ['en', 'de'],
     defaultLocale: overrides.defaultLocale ?? 'en',
   });
+}
+
+/**
+ * The AppError a service call rejects with, failing the test when it resolves or throws anything
+ * else; service tests assert the catalogue name (`errorName`) where HTTP tests assert status and code.
+ */
+export async function failure(call: Promise<unknown>, errorName?: ErrorName): Promise<AppError> {
+  let outcome: unknown;
+  try {
+    outcome = await call;
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    if (errorName !== undefined && error.errorName !== errorName) {
+      throw new Error(`expected ${errorName}, got ${error.errorName}: ${error.message}`);
+    }
+    return error;
+  }
+  throw new Error(`expected ${errorName ?? 'an AppError'}, but the call succeeded with ${JSON.stringify(outcome)}`);
 }
