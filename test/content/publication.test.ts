@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, expect, test } from '@jest/globals';
 import { createWorkspace, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { ManualClock } from '../../src/shared/clock.js';
-import { contentAdmin } from './content-helpers.js';
+import { contentAdmin, expectIssue } from './content-helpers.js';
 
 let node: HearthNode;
 const clock = new ManualClock(new Date('2025-03-01T10:00:00Z'));
@@ -77,4 +77,31 @@ test('admin list shows every state; agents may read but not write', async () => 
   expect((await request(node.url, `/admin/workspaces/${ws.id}/posts`, { token: agent })).status).toBe(200);
   expect((await request(node.url, `/admin/workspaces/${ws.id}/posts/${a.id}/publish`, { token: agent, body: {} })).status).toBe(403);
   expect((await request(node.url, `/admin/workspaces/${ws.id}/posts`, { token: agent, body: { locale: 'en', slug: 'z', title: 'Z' } })).status).toBe(403);
+});
+
+// Translations, the slug fallback, categories and content HTML are service tests
+// (translations-categories.service.test.ts); here their statuses, wire codes and query validation.
+test('translations, slug lookup and categories over HTTP: 409, 400 and 404 codes, include and locale queries', async () => {
+  const en = await admin.published({ locale: 'en', slug: 'home', title: 'Home (en)', contentMarkdown: '*hi*' });
+  const dup = await request(node.url, `/admin/workspaces/${ws.id}/posts`, { token: ws.token, body: { locale: 'en', slug: 'zweites', title: 'Z', translationOf: en.id } });
+  expect(dup.status).toBe(409);
+  expect(dup.body.code).toBe('translation_exists');
+  const other = await request(node.url, `/admin/workspaces/${ws.id}/posts`, { token: ws.token, body: { locale: 'de', slug: 'autre', title: 'A', translationOf: en.id, canonicalSlug: 'different' } });
+  expectIssue(other, 'canonicalSlug');
+
+  const missing = await request(node.url, '/external/posts/home?locale=de', { apiKey: ws.apiKey });
+  expect(missing.status).toBe(404);
+  expect(missing.body.code).toBe('post_not_found');
+  expectIssue(await request(node.url, '/external/posts/home?locale=not_a_locale!', { apiKey: ws.apiKey }), 'locale');
+  const full = await request(node.url, '/external/posts/home?include=content', { apiKey: ws.apiKey });
+  expect(full.status).toBe(200);
+  expect(full.body.contentHtml.trim()).toBe('<p><em>hi</em></p>');
+
+  const bread = await admin.category('bread', 'Bread');
+  await admin.published({ locale: 'en', slug: 'rye', title: 'Rye', categoryId: bread.id });
+  const categories = await request(node.url, '/external/categories?locale=en', { apiKey: ws.apiKey });
+  expect(categories.status).toBe(200);
+  expect(categories.body.items).toEqual([{ id: bread.id, slug: 'bread', name: 'Bread' }]);
+  const clash = await request(node.url, `/admin/workspaces/${ws.id}/categories`, { token: ws.token, body: { slug: 'bread', name: 'Again' } });
+  expect(clash.status).toBe(409);
 });
