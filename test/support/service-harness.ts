@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadConfig } from '../../src/config/config.js';
 import { wire, type NodeOptions, type Wiring } from '../../src/app/node.js';
 import type { Clock } from '../../src/shared/clock.js';
@@ -18,7 +18,9 @@ export interface ServiceHarness extends Wiring {
   deps: Deps;
 }
 
-export async function startServices(options: { redis?: boolean; clock?: Clock; env?: Record<string, string>; dbName?: string } = {}): Promise<ServiceHarness> {
+export async function startServices(
+  options: { redis?: boolean; clock?: Clock; env?: Record<string, string>; dbName?: string; logger?: Logger } = {},
+): Promise<ServiceHarness> {
   const config = loadConfig({
     NODE_ENV: 'test',
     MONGODB_URI: process.env.TEST_MONGODB_URI,
@@ -31,7 +33,7 @@ export async function startServices(options: { redis?: boolean; clock?: Clock; e
     LOG_LEVEL: 'silent',
     ...options.env,
   });
-  return wire({ config: config as NodeOptions['config'], clock: options.clock, logger: pino({ level: 'silent' }) });
+  return wire({ config: config as NodeOptions['config'], clock: options.clock, logger: options.logger ?? pino({ level: 'silent' }) });
 }
 
 /** A fresh workspace owned by the operator, made through the workspaces service. */
