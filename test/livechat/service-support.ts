@@ -1,8 +1,8 @@
 import type { Deps } from '../../src/deps.js';
 import type { Workspace } from '../../src/workspaces/workspaces.service.js';
-import { putSettings, type PutSettingsBody } from '../../src/livechat/settings.service.js';
+import { putSettings } from '../../src/livechat/settings.service.js';
 import { startConversation } from '../../src/livechat/conversations.service.js';
-import type { StartConversationBody } from '../../src/livechat/livechat.schemas.js';
+import type { PutSettingsBody, StartConversationBody } from '../../src/livechat/livechat.schemas.js';
 import { PUT_DEFAULTS } from './support.js';
 
 /** Service-layer twins of support.ts: activation and starting a chat, straight through the services. */
