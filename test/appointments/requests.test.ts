@@ -266,3 +266,34 @@ describe('cancellation token', () => {
     expect((await cancel('ct_doesnotexist')).status).toBe(404);
   });
 });
+
+// The slot rules are service tests (availability.service.test.ts); the edge owns the query and the keys.
+describe('GET /external/appointments/availability', () => {
+  const availability = (apiKey: string, query = '') => request(node.url, `/external/appointments/availability${query}`, { apiKey });
+
+  test('from/to reach the window (from beyond the ceiling is 200 with an empty window); malformed or reversed from/to is 400', async () => {
+    const ws = await freshWorkspace({ leadTimeHours: 24, bookingWindowDays: 3 });
+    const beyond = await availability(ws.apiKey, '?from=2025-06-10T00:00:00Z');
+    expect(beyond.status).toBe(200);
+    expect(beyond.body.slots).toEqual([]);
+    expect(beyond.body.windowEnd).toBe(beyond.body.windowStart);
+    const malformed = await availability(ws.apiKey, '?from=tomorrow');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.issues[0].path).toBe('from');
+    const reversed = await availability(ws.apiKey, '?from=2025-06-04T00:00:00Z&to=2025-06-03T00:00:00Z');
+    expect(reversed.status).toBe(400);
+    expect(reversed.body.issues[0].path).toBe('to');
+  });
+
+  test('the publishable key reads availability; no key or an unknown key is 401', async () => {
+    const ws = await freshWorkspace({ leadTimeHours: 0, bookingWindowDays: 1 });
+    const pk = await rotateKey(node.deps, ws.id, 'publishable');
+    const viaHeader = await request(node.url, '/external/appointments/availability', { publishableKey: pk });
+    expect(viaHeader.status).toBe(200);
+    expect(viaHeader.body.slots.length).toBe(8);
+    const viaQuery = await request(node.url, `/external/appointments/availability?publishableKey=${pk}`);
+    expect(viaQuery.status).toBe(200);
+    expect((await request(node.url, '/external/appointments/availability')).status).toBe(401);
+    expect((await availability('sk_unknownunknownunknownunknownunknownunknown')).status).toBe(401);
+  });
+});

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadConfig } from '../../src/config/config.js';
 import { wire, type NodeOptions, type Wiring } from '../../src/app/node.js';
 import type { Clock } from '../../src/shared/clock.js';
 import type { Deps } from '../../src/deps.js';
 import { createWorkspace, type Workspace } from '../../src/workspaces/workspaces.service.js';
 import { findUserByEmail } from '../../src/auth/auth.service.js';
+import { AppError, type ErrorName } from '../../src/shared/errors.js';
 import { OPERATOR, uniqueDbName } from './harness.js';
 
 /**
@@ -17,7 +18,9 @@ export interface ServiceHarness extends Wiring {
   deps: Deps;
 }
 
-export async function startServices(options: { redis?: boolean; clock?: Clock; env?: Record<string, string>; dbName?: string } = {}): Promise<ServiceHarness> {
+export async function startServices(
+  options: { redis?: boolean; clock?: Clock; env?: Record<string, string>; dbName?: string; logger?: Logger } = {},
+): Promise<ServiceHarness> {
   const config = loadConfig({
     NODE_ENV: 'test',
     MONGODB_URI: process.env.TEST_MONGODB_URI,
@@ -30,7 +33,7 @@ export async function startServices(options: { redis?: boolean; clock?: Clock; e
     LOG_LEVEL: 'silent',
     ...options.env,
   });
-  return wire({ config: config as NodeOptions['config'], clock: options.clock, logger: pino({ level: 'silent' }) });
+  return wire({ config: config as NodeOptions['config'], clock: options.clock, logger: options.logger ?? pino({ level: 'silent' }) });
 }
 
 /** A fresh workspace owned by the operator, made through the workspaces service. */
@@ -43,4 +46,22 @@ export async function newWorkspace(deps: Deps, overrides: { locales?: string[]; 
     locales: overrides.locales ?? ['en', 'de'],
     defaultLocale: overrides.defaultLocale ?? 'en',
   });
+}
+
+/**
+ * The AppError a service call rejects with, failing the test when it resolves or throws anything
+ * else; service tests assert the catalogue name (`errorName`) where HTTP tests assert status and code.
+ */
+export async function failure(call: Promise<unknown>, errorName?: ErrorName): Promise<AppError> {
+  let outcome: unknown;
+  try {
+    outcome = await call;
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    if (errorName !== undefined && error.errorName !== errorName) {
+      throw new Error(`expected ${errorName}, got ${error.errorName}: ${error.message}`);
+    }
+    return error;
+  }
+  throw new Error(`expected ${errorName ?? 'an AppError'}, but the call succeeded with ${JSON.stringify(outcome)}`);
 }
