@@ -43,8 +43,6 @@ interface AppointmentDoc extends Omit<Appointment, 'id' | 'workspaceId' | 'visit
   consumedTokenHash: string | null;
   /** SHA-256 of the visitor's manage token, minted at confirmation. */
   manageTokenHash: string | null;
-  /** Reminders already sent, `<start ISO>|<minutes>`: the guard that sends each at most once. */
-  remindersSent: string[];
   cancelReason: string | null;
 }
 
@@ -72,7 +70,6 @@ const appointmentSchema = new Schema<AppointmentDoc>(
     cancellationTokenHash: { type: String, default: null },
     consumedTokenHash: { type: String, default: null },
     manageTokenHash: { type: String, default: null },
-    remindersSent: { type: [String], default: [] },
     cancelReason: { type: String, default: null },
     locale: { type: String, default: null },
     createdAt: { type: Date, required: true },
@@ -212,10 +209,7 @@ export function appointmentStore(db: Connection) {
         { $set: { scheduledAt, scheduledEnd }, $inc: { rescheduleCount: 1 } },
       );
     },
-    /** Claims one reminder: true once per key, however many workers run it. */
-    async claimReminder(workspaceId: string, id: string, start: Date, key: string): Promise<boolean> {
-      return !!(await transition(workspaceId, id, { status: 'CONFIRMED', scheduledAt: start, remindersSent: { $ne: key } }, { $push: { remindersSent: key } }));
-    },
+
     async decline(workspaceId: string, id: string, reason: string | null, at: Date): Promise<Appointment | null> {
       return transition(workspaceId, id, { status: 'PENDING' }, {
         $set: { status: 'REJECTED', declineReason: reason, respondedAt: at, cancellationTokenHash: null },

@@ -3,6 +3,7 @@ import { findWorkspace } from '../workspaces/workspaces.service.js';
 import { appointmentStore, type Appointment } from './appointments.model.js';
 import { getBookingRules } from './availability.service.js';
 import { visitorMail } from './mail.service.js';
+import { reminderClaims } from './reminders.model.js';
 
 export const REMINDER_JOB = 'appointments.reminder';
 
@@ -49,8 +50,8 @@ export async function cancelReminders(deps: Deps, appointmentId: string): Promis
 
 /**
  * The reminder job. Sends only for an appointment still CONFIRMED at the planned start and not yet
- * begun; the claim (a conditional write of `<start>|<minutes>` on the appointment) lets exactly one run
- * send, however many workers pick the job up after a crash.
+ * begun; the claim (a unique `<id>|<start>|<minutes>` record) lets exactly one run send, however many
+ * workers pick the job up after a crash.
  */
 export async function sendReminder(deps: Deps, data: ReminderJobData): Promise<void> {
   const store = appointmentStore(deps.db);
@@ -58,7 +59,8 @@ export async function sendReminder(deps: Deps, data: ReminderJobData): Promise<v
   const start = new Date(data.start);
   if (!appointment || appointment.status !== 'CONFIRMED' || appointment.scheduledAt?.getTime() !== start.getTime()) return;
   if (start <= deps.clock.now()) return;
-  if (!(await store.claimReminder(data.workspaceId, data.appointmentId, start, `${data.start}|${data.minutes}`))) return;
+  const key = `${data.appointmentId}|${data.start}|${data.minutes}`;
+  if (!(await reminderClaims(deps.db).claim(data.workspaceId, key, deps.clock.now()))) return;
   const workspace = await findWorkspace(deps, data.workspaceId);
   if (!workspace) return;
   // The manage token is stored hashed only, so the reminder points to the confirmation mail's link instead of repeating it.
