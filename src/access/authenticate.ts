@@ -88,6 +88,7 @@ export async function authenticate(deps: Deps, def: RouteDef, req: Request): Pro
       return { context: {} };
     case 'conversationToken':
     case 'cancellationToken':
+    case 'manageToken':
       // The domain service looks the token up; here it is the subject of the limit.
       return { context: {}, rateSubject: subjectOf(String(req.params.token)) };
     case 'session':

@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.js';
+import { registerAppointmentJobs } from '../appointments/appointments.jobs.js';
 import { registerEmailJobs } from '../email/email.jobs.js';
 import { registerWebhookJobs } from '../webhooks/webhooks.jobs.js';
 
@@ -9,6 +10,7 @@ import { registerWebhookJobs } from '../webhooks/webhooks.jobs.js';
 export function registerJobs(deps: Deps): { recover(): Promise<void> } {
   const email = registerEmailJobs(deps);
   const webhooks = registerWebhookJobs(deps);
+  registerAppointmentJobs(deps);
   return {
     async recover() {
       await email.recover();

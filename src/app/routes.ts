@@ -8,6 +8,7 @@ import { categoryRoutes } from '../categories/categories.routes.js';
 import { navigationRoutes, publicNavigationRoutes } from '../navigations/navigations.routes.js';
 import { submissionRoutes } from '../submissions/submissions.routes.js';
 import { appointmentsRoutes } from '../appointments/appointments.routes.js';
+import { manageRoutes } from '../appointments/manage.routes.js';
 import { liveChatRoutes } from '../livechat/livechat.routes.js';
 import { webhooksRoutes } from '../webhooks/webhooks.routes.js';
 import { emailRoutes } from '../email/email.routes.js';
@@ -27,6 +28,7 @@ export const allRoutes: RouteDef[] = [
   ...navigationRoutes,
   ...submissionRoutes,
   ...appointmentsRoutes,
+  ...manageRoutes,
   ...liveChatRoutes,
   ...webhooksRoutes,
   ...emailRoutes,

@@ -29,6 +29,8 @@ export interface Appointment {
   respondedAt: Date | null;
   cancelledAt: Date | null;
   createdAt: Date;
+  /** BCP 47 tag the visitor's mails are written in (the request's, else the workspace default). */
+  locale: string | null;
 }
 
 interface AppointmentDoc extends Omit<Appointment, 'id' | 'workspaceId' | 'visitorAttributes'> {
@@ -39,6 +41,9 @@ interface AppointmentDoc extends Omit<Appointment, 'id' | 'workspaceId' | 'visit
   cancellationTokenHash: string | null;
   /** SHA-256 of a token consumed by cancel, so a second cancel can say "no longer pending" rather than "unknown". */
   consumedTokenHash: string | null;
+  /** SHA-256 of the visitor's manage token, minted at confirmation. */
+  manageTokenHash: string | null;
+  cancelReason: string | null;
 }
 
 const appointmentSchema = new Schema<AppointmentDoc>(
@@ -64,6 +69,9 @@ const appointmentSchema = new Schema<AppointmentDoc>(
     cancelledAt: { type: Date, default: null },
     cancellationTokenHash: { type: String, default: null },
     consumedTokenHash: { type: String, default: null },
+    manageTokenHash: { type: String, default: null },
+    cancelReason: { type: String, default: null },
+    locale: { type: String, default: null },
     createdAt: { type: Date, required: true },
   },
   { collection: 'appointments' },
@@ -78,6 +86,8 @@ appointmentSchema.index({ workspaceId: 1, externalId: 1, createdAt: -1 });
 // tokens are 256-bit random, so a collision is not a concern.
 appointmentSchema.index({ cancellationTokenHash: 1 });
 appointmentSchema.index({ consumedTokenHash: 1 });
+// The visitor's manage page and its actions.
+appointmentSchema.index({ manageTokenHash: 1 });
 
 const Appointments = defineModel('Appointment', appointmentSchema);
 
@@ -104,6 +114,7 @@ function toAppointment(doc: AppointmentDoc): Appointment {
     respondedAt: doc.respondedAt ?? null,
     cancelledAt: doc.cancelledAt ?? null,
     createdAt: doc.createdAt,
+    locale: doc.locale ?? null,
   };
 }
 
@@ -120,7 +131,7 @@ export function appointmentStore(db: Connection) {
     return one(await model.findOneAndUpdate(scope.filter(workspaceId, { _id, ...condition }), update, { returnDocument: 'after' }).lean<AppointmentDoc>());
   };
   return {
-    async create(workspaceId: string, input: NewAppointment, cancellationTokenHash: string): Promise<Appointment> {
+    async create(workspaceId: string, input: Omit<NewAppointment, 'locale'> & { locale?: string | null }, cancellationTokenHash: string): Promise<Appointment> {
       const { visitorAttributes, ...rest } = input;
       const doc = await model.create({
         ...rest,
@@ -161,6 +172,9 @@ export function appointmentStore(db: Connection) {
     async byLiveToken(tokenHash: string): Promise<Appointment | null> {
       return one(await model.findOne({ cancellationTokenHash: tokenHash }).lean<AppointmentDoc>());
     },
+    async byManageToken(tokenHash: string): Promise<Appointment | null> {
+      return one(await model.findOne({ manageTokenHash: tokenHash }).lean<AppointmentDoc>());
+    },
     async byConsumedToken(tokenHash: string): Promise<Appointment | null> {
       return one(await model.findOne({ consumedTokenHash: tokenHash }).lean<AppointmentDoc>());
     },
@@ -177,11 +191,25 @@ export function appointmentStore(db: Connection) {
       );
     },
     /** PENDING -> CONFIRMED; null when it is no longer pending (a concurrent cancel or response won). */
-    async confirm(workspaceId: string, id: string, scheduledAt: Date, scheduledEnd: Date, at: Date): Promise<Appointment | null> {
+    async confirm(workspaceId: string, id: string, scheduledAt: Date, scheduledEnd: Date, at: Date, manageTokenHash: string | null = null): Promise<Appointment | null> {
       return transition(workspaceId, id, { status: 'PENDING' }, {
-        $set: { status: 'CONFIRMED', scheduledAt, scheduledEnd, respondedAt: at, cancellationTokenHash: null },
+        $set: { status: 'CONFIRMED', scheduledAt, scheduledEnd, respondedAt: at, cancellationTokenHash: null, manageTokenHash },
       });
     },
+    /** CONFIRMED -> CANCELLED (the visitor's manage link), guarded by the start the check saw. */
+    async cancelConfirmed(workspaceId: string, id: string, start: Date, reason: string | null, at: Date): Promise<Appointment | null> {
+      return transition(workspaceId, id, { status: 'CONFIRMED', scheduledAt: start }, { $set: { status: 'CANCELLED', cancelledAt: at, cancelReason: reason } });
+    },
+    /** The visitor's move: as `reschedule`, and only while fewer than `limit` moves were made. */
+    async rescheduleWithin(workspaceId: string, id: string, from: Date, scheduledAt: Date, scheduledEnd: Date, limit: number): Promise<Appointment | null> {
+      return transition(
+        workspaceId,
+        id,
+        { status: 'CONFIRMED', scheduledAt: from, rescheduleCount: { $lt: limit } },
+        { $set: { scheduledAt, scheduledEnd }, $inc: { rescheduleCount: 1 } },
+      );
+    },
+
     async decline(workspaceId: string, id: string, reason: string | null, at: Date): Promise<Appointment | null> {
       return transition(workspaceId, id, { status: 'PENDING' }, {
         $set: { status: 'REJECTED', declineReason: reason, respondedAt: at, cancellationTokenHash: null },

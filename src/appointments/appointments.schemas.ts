@@ -101,6 +101,11 @@ export const createRequestBody = z.object({
   requestedAt: isoInstant,
   visitorSessionId: optionalText(120),
   visitor: visitorIdentitySchema.optional(),
+  locale: z
+    .string()
+    .max(35)
+    .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, 'must be a BCP 47 language tag such as "de" or "fr-CA"')
+    .optional(),
 });
 export type CreateRequestBody = z.output<typeof createRequestBody>;
 
@@ -187,3 +192,71 @@ export const staffListSchema = z.object({
   items: z.array(staffAppointmentSchema),
   pageInfo: pageInfoSchema,
 });
+
+// ------------------------------------------------------------------------------- booking rules
+
+const isoDate = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+const realDate = (key: string) => {
+  const date = new Date(`${key}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(key);
+};
+
+export const bookingRulesBody = z.object({
+  dateOverrides: z
+    .record(z.string(), dayRangesSchema)
+    .superRefine((overrides, ctx) => {
+      const keys = Object.keys(overrides);
+      if (keys.length > 400) ctx.addIssue({ code: 'custom', message: 'at most 400 dates' });
+      for (const key of keys) {
+        if (!isoDate.test(key) || !realDate(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'must be a date "YYYY-MM-DD"' });
+      }
+    })
+    .default({}),
+  bufferBeforeMinutes: z.number().int().min(0).max(240).multipleOf(5, 'must be a multiple of 5').default(0),
+  bufferAfterMinutes: z.number().int().min(0).max(240).multipleOf(5, 'must be a multiple of 5').default(0),
+  maxPerDay: z.number().int().min(1).max(500).nullable().default(null),
+  cancelNoticeHours: z.number().int().min(0).max(720).default(24),
+  maxReschedules: z.number().int().min(0).max(20).default(3),
+  reminders: z
+    .array(z.number().int().min(5).max(43_200))
+    .max(5, 'at most 5 reminders')
+    .refine((list) => new Set(list).size === list.length, 'must not repeat a reminder')
+    .default([1440, 60]),
+});
+
+export const bookingRulesSchema = z
+  .object({
+    dateOverrides: z.record(z.string(), z.array(z.tuple([z.string(), z.string()]))),
+    bufferBeforeMinutes: z.number(),
+    bufferAfterMinutes: z.number(),
+    maxPerDay: z.number().nullable(),
+    cancelNoticeHours: z.number(),
+    maxReschedules: z.number(),
+    reminders: z.array(z.number()),
+  })
+  .meta({ id: 'AppointmentBookingRules' });
+
+// ---------------------------------------------------------------------------------- manage link
+
+export const manageViewSchema = z
+  .object({
+    id: z.string(),
+    status: statusSchema,
+    scheduledAt: z.string().nullable(),
+    durationMinutes: z.number(),
+    timezone: z.string(),
+    rescheduleCount: z.number(),
+    canCancel: z.boolean(),
+    canReschedule: z.boolean(),
+    workspace: z.object({ name: z.string(), slug: z.string() }),
+    locale: z.string().describe('The language of the visitor\'s mails (BCP 47).'),
+  })
+  .meta({ id: 'ManagedAppointment' });
+
+export const manageCancelBody = z.object({ reason: z.string().max(2000).nullable().optional() });
+export const manageRescheduleBody = z.object({ requestedAt: isoInstant });
+
+// --------------------------------------------------------------------------------- team feed
+
+export const feedQuery = z.object({ token: z.string().max(200).optional() });
+export const feedTokenSchema = z.object({ token: z.string(), url: z.string() }).meta({ id: 'AppointmentFeedToken' });

@@ -1,5 +1,6 @@
 import { DateTime, IANAZone } from 'luxon';
 import type { BusinessHours, Weekday } from './settings.model.js';
+import type { DateOverrides } from './rules.model.js';
 
 export interface Slot {
   start: Date;
@@ -15,13 +16,13 @@ function minutesOf(hhmm: string): number {
 
 /**
  * Slots of the business hours between `from` and `to` (a slot is kept when it lies entirely inside),
- * in chronological order.
+ * in chronological order. `overrides` replace the hours of single local dates.
  *
  * Each range's local start and end are resolved to instants in the time zone by luxon, and slots are
  * laid every `durationMinutes` of real elapsed time from the range start. Across a DST shift inside a
  * range, the range is simply one hour shorter or longer: no instant is listed twice and none is lost.
  */
-export function generateSlots(hours: BusinessHours, timezone: string, durationMinutes: number, from: Date, to: Date): Slot[] {
+export function generateSlots(hours: BusinessHours, timezone: string, durationMinutes: number, from: Date, to: Date, overrides: DateOverrides = {}): Slot[] {
   if (to.getTime() <= from.getTime()) return [];
   const durationMs = durationMinutes * 60_000;
   const slots: Slot[] = [];
@@ -29,7 +30,8 @@ export function generateSlots(hours: BusinessHours, timezone: string, durationMi
   let day = DateTime.fromJSDate(from, { zone: timezone }).startOf('day').minus({ days: 1 });
   const lastDay = DateTime.fromJSDate(to, { zone: timezone }).startOf('day').plus({ days: 1 });
   while (day <= lastDay) {
-    const ranges = hours[LUXON_WEEKDAY[day.weekday]] ?? [];
+    // A date override replaces the weekday's hours of that local date (an empty list closes it).
+    const ranges = overrides[day.toISODate()!] ?? hours[LUXON_WEEKDAY[day.weekday]] ?? [];
     for (const [startText, endText] of ranges) {
       const rangeStart = localInstant(day, minutesOf(startText), timezone, 'first');
       const rangeEnd = localInstant(day, minutesOf(endText), timezone, 'last');

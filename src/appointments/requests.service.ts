@@ -42,6 +42,7 @@ export async function createRequest(deps: Deps, workspace: Workspace, input: Cre
       identityVerified: verified,
       visitorAttributes: verified ? (visitor!.attributes ?? null) : null,
       createdAt: deps.clock.now(),
+      locale: input.locale ?? workspace.defaultLocale,
     },
     sha256Hex(token),
   );

@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.js';
 import { appointmentSettingsStore, type AppointmentSettings } from './settings.model.js';
+import { bookingRulesStore, type BookingRules } from './rules.model.js';
 
 export type { AppointmentSettings } from './settings.model.js';
 
@@ -30,4 +31,8 @@ export function toSettingsView(settings: AppointmentSettings | null) {
   }
   const { workspaceId: _w, updatedAt: _u, ...view } = settings;
   return view;
+}
+
+export async function putBookingRules(deps: Deps, workspaceId: string, input: BookingRules): Promise<BookingRules> {
+  return bookingRulesStore(deps.db).put(workspaceId, input, deps.clock.now());
 }

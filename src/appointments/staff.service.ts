@@ -4,7 +4,9 @@ import { fail, invalid } from '../shared/errors.js';
 import { pageOf } from '../shared/paging.js';
 import { appointmentStore, type Appointment, type AppointmentStatus } from './appointments.model.js';
 import { cellStarts, cellStore, CELL_MINUTES } from './cells.model.js';
-import { visitorMail } from './mail.service.js';
+import { randomToken, sha256Hex } from '../shared/crypto.js';
+import { manageUrl, visitorMail } from './mail.service.js';
+import { cancelReminders, planReminders } from './reminders.service.js';
 import { toPublicAppointment } from './requests.service.js';
 
 export function toStaffAppointment(a: Appointment) {
@@ -59,7 +61,7 @@ const STALE_HOLD_MS = 2 * 60_000;
  * confirmed time, and the hold is older than any call takes) and tries once more. Real reservations,
  * including ones in flight, are never removed, so this cannot open a way to an overlap.
  */
-async function reserveCells(deps: Deps, workspaceId: string, appointmentId: string, starts: Date[]): Promise<string | null> {
+export async function reserveCells(deps: Deps, workspaceId: string, appointmentId: string, starts: Date[]): Promise<string | null> {
   const cells = cellStore(deps.db);
   const now = deps.clock.now();
   const hold = await cells.reserve(workspaceId, appointmentId, starts, now);
@@ -92,12 +94,15 @@ export async function confirm(deps: Deps, workspace: Workspace, id: string, sche
   const cells = cellStore(deps.db);
   const hold = await reserveCells(deps, workspace.id, id, cellStarts(start, end));
   if (!hold) throw slotConflict();
-  const confirmed = await appointmentStore(deps.db).confirm(workspace.id, id, start, end, now);
+  // The visitor's manage credential: shown once, in the confirmation mail's link.
+  const manageToken = randomToken('mt_');
+  const confirmed = await appointmentStore(deps.db).confirm(workspace.id, id, start, end, now, sha256Hex(manageToken));
   if (!confirmed) {
     await cells.undo(workspace.id, hold);
     throw notPending((await appointmentStore(deps.db).byId(workspace.id, id)) ?? current);
   }
-  await visitorMail(deps, workspace, confirmed, 'visitorConfirmed');
+  await planReminders(deps, confirmed);
+  await visitorMail(deps, workspace, confirmed, 'visitorConfirmed', { manageUrl: manageUrl(deps, manageToken, confirmed.locale ?? workspace.defaultLocale) });
   return toStaffAppointment(confirmed);
 }
 
@@ -106,6 +111,7 @@ export async function decline(deps: Deps, workspace: Workspace, id: string, reas
   if (current.status !== 'PENDING') throw notPending(current);
   const declined = await appointmentStore(deps.db).decline(workspace.id, id, reason?.trim() || null, deps.clock.now());
   if (!declined) throw notPending((await appointmentStore(deps.db).byId(workspace.id, id)) ?? current);
+  await cancelReminders(deps, id).catch((error: unknown) => deps.logger.error({ err: error, appointmentId: id }, 'reminders could not be removed'));
   await visitorMail(deps, workspace, declined, 'visitorDeclined');
   return toStaffAppointment(declined);
 }
@@ -131,8 +137,14 @@ export async function reschedule(deps: Deps, workspace: Workspace, id: string, s
     await cells.undo(workspace.id, hold);
     throw fail('appointment_changed');
   }
-  const keep = new Set(wanted.map((d) => d.getTime()));
-  await cells.release(workspace.id, id, [...held].filter((t) => !keep.has(t)).map((t) => new Date(t)));
-  await visitorMail(deps, workspace, moved, 'visitorConfirmed');
+  await releaseLeft(deps, workspace.id, id, held, wanted);
+  await planReminders(deps, moved);
+  await visitorMail(deps, workspace, moved, 'visitorRescheduled', { previousStart: current.scheduledAt.toISOString() });
   return toStaffAppointment(moved);
+}
+
+/** After a move: frees the cells of the old time that the new one does not cover. */
+export async function releaseLeft(deps: Deps, workspaceId: string, id: string, held: Set<number>, wanted: Date[]): Promise<void> {
+  const keep = new Set(wanted.map((d) => d.getTime()));
+  await cellStore(deps.db).release(workspaceId, id, [...held].filter((t) => !keep.has(t)).map((t) => new Date(t)));
 }

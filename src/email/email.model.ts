@@ -10,6 +10,13 @@ import { isObjectIdHex } from '../shared/ids.js';
  */
 export type EmailState = 'queued' | 'sent' | 'unsent' | 'failed';
 
+/** A file sent with the mail (e.g. a calendar invite), kept with it so a retry sends the same bytes. */
+export interface MailAttachment {
+  filename: string;
+  contentType: string;
+  content: string;
+}
+
 export interface OutboxEmail {
   id: string;
   workspaceId: string;
@@ -17,6 +24,7 @@ export interface OutboxEmail {
   subject: string;
   text: string;
   html: string;
+  attachments: MailAttachment[];
   state: EmailState;
   attempts: number;
   lastError: string | null;
@@ -39,6 +47,7 @@ const emailSchema = new Schema<EmailDoc>(
     subject: { type: String, required: true },
     text: { type: String, required: true },
     html: { type: String, default: '' },
+    attachments: { type: [{ _id: false, filename: String, contentType: String, content: String }], default: [] },
     state: { type: String, required: true },
     attempts: { type: Number, default: 0 },
     lastError: { type: String, default: null },
@@ -64,6 +73,7 @@ function toEmail(doc: EmailDoc): OutboxEmail {
     subject: rest.subject,
     text: rest.text,
     html: rest.html ?? '',
+    attachments: (rest.attachments ?? []).map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content })),
     state: rest.state,
     attempts: rest.attempts ?? 0,
     lastError: rest.lastError ?? null,
@@ -79,9 +89,10 @@ export function emailStore(db: Connection) {
   const model = Emails(db);
   const tenant = tenantScope(model);
   return {
-    async create(workspaceId: string, input: { to: string; subject: string; text: string; html: string; state: EmailState }): Promise<OutboxEmail> {
+    async create(workspaceId: string, input: { to: string; subject: string; text: string; html: string; attachments?: MailAttachment[]; state: EmailState }): Promise<OutboxEmail> {
       const doc = await model.create({
         ...input,
+        attachments: input.attachments ?? [],
         workspaceId: new Types.ObjectId(workspaceId),
         attempts: 0,
         lastError: null,

@@ -1,5 +1,7 @@
 import type { Deps } from '../deps.js';
-import { emailStore, type OutboxEmail } from './email.model.js';
+import { emailStore, type MailAttachment, type OutboxEmail } from './email.model.js';
+
+export type { MailAttachment } from './email.model.js';
 
 /** A rendered mail; templates produce everything but the recipient. */
 export interface OutgoingMail {
@@ -7,6 +9,7 @@ export interface OutgoingMail {
   subject: string;
   text: string;
   html: string;
+  attachments?: MailAttachment[];
 }
 
 export const EMAIL_SEND_JOB = 'email.send';
@@ -40,7 +43,7 @@ export function emailRetryDelay(failures: number, baseMs: number): number {
 
 /** The part of nodemailer's transport the outbox needs. */
 export interface MailTransport {
-  sendMail(message: { from: string; to: string; subject: string; text: string; html?: string }): Promise<{ messageId?: string }>;
+  sendMail(message: { from: string; to: string; subject: string; text: string; html?: string; attachments?: MailAttachment[] }): Promise<{ messageId?: string }>;
 }
 
 /** SMTP answered 5xx (mailbox unknown, rejected): sending again will not help. Connection trouble and 4xx will. */
@@ -66,7 +69,14 @@ export async function sendOutboxEmail(deps: Deps, transport: MailTransport | nul
     return null;
   }
   try {
-    const info = await transport.sendMail({ from: deps.config.MAIL_FROM, to: email.to, subject: email.subject, text: email.text, html: email.html || undefined });
+    const info = await transport.sendMail({
+      from: deps.config.MAIL_FROM,
+      to: email.to,
+      subject: email.subject,
+      text: email.text,
+      html: email.html || undefined,
+      attachments: email.attachments.length ? email.attachments : undefined,
+    });
     await store.recordAttempt(email.id, { state: 'sent', error: null, nextAttemptAt: null, sentAt: deps.clock.now(), messageId: info.messageId ?? null });
     return null;
   } catch (error) {

@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { mailLanguage, stringsFor, type AppointmentStrings } from './appointment-strings.js';
 
 /** Data of the appointment mails of the spec. Times are ISO 8601 UTC; templates render them in `timezone`. */
 export interface AppointmentMailData {
@@ -11,8 +12,15 @@ export interface AppointmentMailData {
   start: string;
   durationMinutes: number;
   timezone: string;
+  /** The decline reason, or the visitor's reason for a cancellation. */
   declineReason?: string | null;
   policyText?: string | null;
+  /** BCP 47 tag of the mail's language; English when absent or not translated. */
+  locale?: string | null;
+  /** The visitor's manage page (confirmation, reschedule, reminder mails). */
+  manageUrl?: string | null;
+  /** The start before a move, ISO 8601 UTC. */
+  previousStart?: string | null;
 }
 
 export type RenderedMail = { subject: string; text: string; html: string };
@@ -27,13 +35,17 @@ function subjectLine(value: string): string {
   return value.replace(/[\r\n\t]+/g, ' ').replace(/\s{2,}/g, ' ').trim().slice(0, 200);
 }
 
-/** "Monday, 3 March 2025, 14:00 (Europe/Berlin)"; an unknown zone falls back to UTC rather than failing the mail. */
-export function formatStart(startIso: string, timezone: string): string {
+/**
+ * "Monday, 3 March 2025, 14:00 (Europe/Berlin)", in the words of `locale` ("Montag, 3. März 2025, 14:00 Uhr"
+ * in German); an unknown zone falls back to UTC rather than failing the mail.
+ */
+export function formatStart(startIso: string, timezone: string, locale?: string | null): string {
   const utc = DateTime.fromISO(startIso, { zone: 'utc' });
   if (!utc.isValid) return startIso;
+  const language = mailLanguage(locale);
   const local = utc.setZone(timezone);
-  const shown = local.isValid ? local : utc;
-  return `${shown.toFormat('cccc, d LLLL yyyy, HH:mm')} (${local.isValid ? timezone : 'UTC'})`;
+  const shown = (local.isValid ? local : utc).setLocale(language);
+  return `${shown.toFormat(stringsFor(language).dateFormat)} (${local.isValid ? timezone : 'UTC'})`;
 }
 
 type Line = { label?: string; value: string };
@@ -66,52 +78,69 @@ function render(subject: string, greeting: string, paragraphs: string[], details
   return { subject: subjectLine(subject), text, html };
 }
 
-const when = (data: AppointmentMailData): Line[] => [
-  { label: 'When', value: formatStart(data.start, data.timezone) },
-  { label: 'Duration', value: `${data.durationMinutes} minutes` },
+function strings(data: AppointmentMailData): AppointmentStrings {
+  return stringsFor(mailLanguage(data.locale));
+}
+
+const when = (data: AppointmentMailData, t: AppointmentStrings): Line[] => [
+  { label: t.when, value: formatStart(data.start, data.timezone, data.locale) },
+  ...(data.previousStart ? [{ label: t.previously, value: formatStart(data.previousStart, data.timezone, data.locale) }] : []),
+  { label: t.duration, value: t.minutes(data.durationMinutes) },
 ];
 
+const manage = (data: AppointmentMailData, t: AppointmentStrings): Line[] => (data.manageUrl ? [{ label: t.manageLink, value: data.manageUrl }] : []);
+
+/** Each mail in the language of `data.locale` (English when absent or not translated). */
 export const appointmentEmails = {
   /** To the visitor: request received. */
-  visitorReceived: (data: AppointmentMailData): RenderedMail =>
-    render(
-      `We received your appointment request – ${data.workspaceName}`,
-      `Hello ${data.visitorName},`,
-      [`Thank you for your appointment request with ${data.workspaceName}. It is not confirmed yet: you will receive another e-mail once it is confirmed or declined.`],
-      [...when(data), { label: 'Your message', value: data.visitorMessage ?? '' }],
-      [data.policyText],
-    ),
+  visitorReceived: (data: AppointmentMailData, t = strings(data)): RenderedMail =>
+    render(t.receivedSubject(data.workspaceName), t.hello(data.visitorName), [t.receivedBody(data.workspaceName)], [...when(data, t), { label: t.yourMessage, value: data.visitorMessage ?? '' }], [data.policyText]),
   /** To the customer (plugin notification address): a new request. */
-  customerNotified: (data: AppointmentMailData): RenderedMail =>
+  customerNotified: (data: AppointmentMailData, t = strings(data)): RenderedMail =>
     render(
-      `New appointment request from ${data.visitorName}`,
-      'Hello,',
-      [`${data.visitorName} asked for an appointment with ${data.workspaceName}. Confirm or decline it in the CMS.`],
+      t.notifiedSubject(data.visitorName),
+      t.helloTeam,
+      [t.notifiedBody(data.visitorName, data.workspaceName)],
       [
-        ...when(data),
-        { label: 'Name', value: data.visitorName },
-        { label: 'E-mail', value: data.visitorEmail },
-        { label: 'Phone', value: data.visitorPhone ?? '' },
-        { label: 'Message', value: data.visitorMessage ?? '' },
+        ...when(data, t),
+        { label: t.name, value: data.visitorName },
+        { label: t.email, value: data.visitorEmail },
+        { label: t.phone, value: data.visitorPhone ?? '' },
+        { label: t.message, value: data.visitorMessage ?? '' },
       ],
       [],
     ),
-  /** To the visitor: confirmed (or rescheduled; `start` is the scheduled start). */
-  visitorConfirmed: (data: AppointmentMailData): RenderedMail =>
-    render(
-      `Your appointment with ${data.workspaceName} is confirmed`,
-      `Hello ${data.visitorName},`,
-      [`Your appointment with ${data.workspaceName} is confirmed.`],
-      when(data),
-      [data.policyText],
-    ),
+  /** To the visitor: confirmed (`start` is the scheduled start), with the manage link when there is one. */
+  visitorConfirmed: (data: AppointmentMailData, t = strings(data)): RenderedMail =>
+    render(t.confirmedSubject(data.workspaceName), t.hello(data.visitorName), [t.confirmedBody(data.workspaceName)], [...when(data, t), ...manage(data, t)], [data.policyText]),
   /** To the visitor: declined, with the optional reason. */
-  visitorDeclined: (data: AppointmentMailData): RenderedMail =>
+  visitorDeclined: (data: AppointmentMailData, t = strings(data)): RenderedMail =>
+    render(t.declinedSubject(data.workspaceName), t.hello(data.visitorName), [t.declinedBody(data.workspaceName)], [...when(data, t), { label: t.reason, value: data.declineReason ?? '' }], []),
+  /** To the visitor: a confirmed appointment was cancelled. */
+  visitorCancelled: (data: AppointmentMailData, t = strings(data)): RenderedMail =>
+    render(t.cancelledSubject(data.workspaceName), t.hello(data.visitorName), [t.cancelledBody(data.workspaceName)], when(data, t), []),
+  /** To the visitor: moved to a new time (`previousStart` the old one). */
+  visitorRescheduled: (data: AppointmentMailData, t = strings(data)): RenderedMail =>
+    render(t.rescheduledSubject(data.workspaceName), t.hello(data.visitorName), [t.rescheduledBody(data.workspaceName)], [...when(data, t), ...manage(data, t)], [data.policyText]),
+  /** To the visitor: the appointment is coming up. */
+  visitorReminder: (data: AppointmentMailData, t = strings(data)): RenderedMail =>
+    render(t.reminderSubject(data.workspaceName), t.hello(data.visitorName), [t.reminderBody(data.workspaceName)], [...when(data, t), ...manage(data, t)], [data.policyText]),
+  /** To the team: the visitor cancelled through the manage link. */
+  customerCancelled: (data: AppointmentMailData, t = strings(data)): RenderedMail =>
     render(
-      `Your appointment request with ${data.workspaceName} was declined`,
-      `Hello ${data.visitorName},`,
-      [`Unfortunately ${data.workspaceName} could not accept your appointment request.`],
-      [...when(data), { label: 'Reason', value: data.declineReason ?? '' }],
+      t.teamCancelledSubject(data.visitorName),
+      t.helloTeam,
+      [t.teamCancelledBody(data.visitorName)],
+      [...when(data, t), { label: t.name, value: data.visitorName }, { label: t.email, value: data.visitorEmail }, { label: t.reason, value: data.declineReason ?? '' }],
+      [],
+    ),
+  /** To the team: the visitor moved the appointment through the manage link. */
+  customerRescheduled: (data: AppointmentMailData, t = strings(data)): RenderedMail =>
+    render(
+      t.teamRescheduledSubject(data.visitorName),
+      t.helloTeam,
+      [t.teamRescheduledBody(data.visitorName)],
+      [...when(data, t), { label: t.name, value: data.visitorName }, { label: t.email, value: data.visitorEmail }],
       [],
     ),
 };

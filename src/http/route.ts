@@ -11,7 +11,7 @@ import type { Role } from '../shared/roles.js';
  * - `publishableKeyOptional`: as above, but an unknown or missing key leaves `ctx.workspace` null
  *   (the widget config answers `{enabled:false}`); a key of the wrong kind is still 401.
  * - `workspaceOrPublishableKey`: either kind; `ctx.credentialKind` tells which.
- * - `conversationToken` / `cancellationToken`: the `:token` path parameter is the credential; it is
+ * - `conversationToken` / `cancellationToken` / `manageToken`: the `:token` path parameter is the credential; it is
  *   secret (redacted from logs) and is the rate-limit subject.
  * - `session`: `Authorization: Bearer <token>`; `ctx.user` set.
  * - `member`: a session whose user is a member of `:wid` with at least `role`; `ctx.workspace` set.
@@ -25,11 +25,12 @@ export type AuthMode =
   | 'workspaceOrPublishableKey'
   | 'conversationToken'
   | 'cancellationToken'
+  | 'manageToken'
   | 'session'
   | 'member';
 
 /** Auth modes whose credential is the `:token` path parameter. */
-export const PATH_TOKEN_MODES: readonly AuthMode[] = ['conversationToken', 'cancellationToken'];
+export const PATH_TOKEN_MODES: readonly AuthMode[] = ['conversationToken', 'cancellationToken', 'manageToken'];
 
 /**
  * What each auth mode puts into the handler's context. Declared empty here so this folder imports no

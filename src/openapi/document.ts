@@ -131,6 +131,7 @@ const AUTH_TEXT: Record<AuthMode, string> = {
   member: 'A team member session (`Authorization: Bearer <token>`) of a member of the workspace `wid`; operators reach every workspace.',
   conversationToken: 'The `token` in the path is the credential; no key header is needed.',
   cancellationToken: 'The `token` in the path is the credential; no key header is needed.',
+  manageToken: 'The `token` in the path is the credential; no key header is needed.',
 };
 
 const PATH_TOKEN_TEXT: Partial<Record<AuthMode, string>> = {
@@ -138,6 +139,8 @@ const PATH_TOKEN_TEXT: Partial<Record<AuthMode, string>> = {
     'Conversation token returned by conversation start: the credential for reading and sending the messages of that one conversation. Unknown or malformed tokens answer 404 `conversation_not_found`.',
   cancellationToken:
     'Cancellation token returned on appointment request creation: the credential of that one request. It is revoked once the customer confirms or declines, and consumed on cancel.',
+  manageToken:
+    "Manage token minted when an appointment is confirmed and sent in the visitor's confirmation mail: the credential for viewing, cancelling and moving that one appointment until it has ended.",
 };
 
 function authText(def: RouteDef): string {
@@ -176,6 +179,7 @@ function securityOf(def: RouteDef): Record<string, string[]>[] {
     case 'none':
     case 'conversationToken':
     case 'cancellationToken':
+    case 'manageToken':
       return [];
     case 'workspaceKey':
       return [{ ApiKey: [] }];
@@ -220,6 +224,7 @@ function implicitResponses(def: RouteDef): Record<number, string> {
     case 'none':
     case 'conversationToken':
     case 'cancellationToken':
+    case 'manageToken':
       break;
     case 'publishableKeyOptional':
       implicit[401] = 'A credential of the wrong kind (`wrong_credential_kind`).';

@@ -74,6 +74,11 @@ export const ERRORS = {
   appointment_not_confirmed: { status: 409, message: 'Only CONFIRMED appointments can be rescheduled.' },
   appointment_changed: { status: 409, message: 'The appointment changed meanwhile; reload and retry.' },
   appointment_overlap: { status: 409, message: 'Another confirmed appointment overlaps this time.' },
+  manage_token_not_found: { status: 404, message: 'The manage link is unknown or has expired.' },
+  too_late_to_cancel: { status: 409, message: 'The appointment is too close to be cancelled online.' },
+  reschedule_limit_reached: { status: 409, message: 'This appointment cannot be moved again.' },
+  manage_slot_taken: { status: 409, message: 'The requested slot is taken.', code: 'slot_taken' },
+  invalid_feed_token: { status: 401, message: 'The calendar feed token is missing, unknown or rotated.' },
 
   // Live chat
   conversation_not_found: { status: 404, message: 'No such conversation.' },

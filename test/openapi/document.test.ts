@@ -94,7 +94,7 @@ describe('GET /openapi.json', () => {
   test('every error answer of every operation is the spec error body; authenticated routes document 401, /external routes 429', () => {
     for (const [path, operations] of Object.entries(document.paths)) {
       for (const op of Object.values(operations)) {
-        if (!['none', 'conversationToken', 'cancellationToken'].includes(op['x-hearth-auth'])) expect({ path, has401: '401' in op.responses }).toEqual({ path, has401: true });
+        if (!['none', 'conversationToken', 'cancellationToken', 'manageToken'].includes(op['x-hearth-auth'])) expect({ path, has401: '401' in op.responses }).toEqual({ path, has401: true });
         if (path.startsWith('/external/')) expect({ path, has429: '429' in op.responses }).toEqual({ path, has429: true });
         for (const [status, response] of Object.entries(op.responses)) {
           const schema = response.content?.['application/json']?.schema;
