@@ -89,7 +89,8 @@ export class InvalidationBus {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
-    if (this.subscriber) await this.subscriber.quit().catch(() => undefined);
+    // Nothing to flush on a subscriber; `quit` would wait for a Redis that may be away at shutdown.
+    if (this.subscriber?.isOpen) this.subscriber.destroy();
   }
 
   private deliver(tags: string[]): void {

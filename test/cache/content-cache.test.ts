@@ -205,15 +205,18 @@ describe('a node that cannot hear invalidations', () => {
     const ws = await createWorkspace(a.url);
     const admin = contentAdmin(a.url, ws);
     await warm('/external/workspace', ws);
+    await warm('/external/posts', ws);
 
     // Redis gone: B's subscriber connection closes, so B can no longer hear A's invalidations.
     await redis.stop();
     await eventually(() => !b.deps.cache.live, 5_000);
     await admin.call('', { method: 'PATCH', body: { name: 'Changed while deaf' } });
-    // B's cached answer still holds the old name (TTL 30 s); B reads the database instead.
+    await admin.published({ slug: 'while-deaf', title: 'While deaf' });
+    // B's cached answers still hold the old content (TTL 30 s); B reads the database instead.
     const { result: deaf, commands } = await commandsOnB(() => read(b, '/external/workspace', ws));
     expect(deaf.body.name).toBe('Changed while deaf');
     expect(commands.length).toBeGreaterThan(0);
+    expect((await read(b, '/external/posts', ws)).body.items.map((item: { slug: string }) => item.slug)).toEqual(['while-deaf']);
 
     redis = await startRedis(redis.port);
     await eventually(() => b.deps.cache.live, 20_000, 50);
