@@ -8,6 +8,7 @@ import type { JobQueue } from './jobs/jobs.js';
 import type { Clock } from './shared/clock.js';
 import type { Counters } from './db/counters.js';
 import type { SecretBox } from './shared/crypto.js';
+import type { Caches } from './cache/caches.js';
 
 /** Everything a service needs, wired once by `createNode`; tests build it from the same real parts. */
 export interface Deps {
@@ -22,4 +23,6 @@ export interface Deps {
   secretBox: SecretBox;
   realtime: Realtime;
   jobs: JobQueue;
+  /** In-memory caches (published content, credentials, sessions) and their invalidation on every node. */
+  cache: Caches;
 }

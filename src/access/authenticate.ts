@@ -8,6 +8,7 @@ import { resolveSession } from '../auth/auth.service.js';
 import { findWorkspace } from '../workspaces/workspaces.service.js';
 import { accessWorkspace } from '../workspaces/members.service.js';
 import type { KeyPrincipal } from './principals.js';
+import { credentialsTag, sessionTag, userTag, workspaceTag } from '../cache/caches.js';
 import './principals.js';
 
 function header(req: Request, name: string): string | undefined {
@@ -48,6 +49,28 @@ async function countFailure(deps: Deps, req: Request): Promise<void> {
   await deps.counters.hit(failureKey(req), FAILURE_WINDOW_MS);
 }
 
+/**
+ * Key -> workspace, remembered per node for a few seconds (unknown keys never): a key rotation or a
+ * workspace update ends it on every node through the cache's invalidation.
+ */
+function resolveKeyRemembered(deps: Deps, key: string) {
+  return deps.cache.memo.remember(
+    `key:${sha256Hex(key)}`,
+    (found) => [credentialsTag(found.workspace.id), workspaceTag(found.workspace.id)],
+    async () => {
+      const resolved = await resolveKey(deps, key);
+      const workspace = resolved ? await findWorkspace(deps, resolved.workspaceId) : null;
+      return resolved && workspace ? { kind: resolved.kind, workspace } : null;
+    },
+  );
+}
+
+/** Session -> user, remembered per node for a few seconds; logout (this session) or a user change ends it everywhere. */
+function resolveSessionRemembered(deps: Deps, token: string) {
+  const tokenHash = sha256Hex(token);
+  return deps.cache.memo.remember(`session:${tokenHash}`, (user) => [sessionTag(tokenHash), userTag(user.id)], () => resolveSession(deps, token));
+}
+
 async function resolveWorkspaceCredential(deps: Deps, req: Request, mode: AuthMode): Promise<Authentication> {
   const accepted = ACCEPTS[mode]!;
   const key = presentedKey(req);
@@ -60,13 +83,13 @@ async function resolveWorkspaceCredential(deps: Deps, req: Request, mode: AuthMo
   const kind = credentialKindOf(key);
   if (kind && !accepted.includes(kind)) throw fail('wrong_credential_kind');
   await refuseWhileGuessing(deps, req);
-  const resolved = await resolveKey(deps, key);
-  const workspace = resolved ? await findWorkspace(deps, resolved.workspaceId) : null;
-  if (!resolved || !workspace) {
+  const resolved = await resolveKeyRemembered(deps, key);
+  if (!resolved) {
     await countFailure(deps, req);
     if (lenient) return anonymous;
     throw fail('invalid_credential');
   }
+  const { workspace } = resolved;
   const principal: KeyPrincipal = { workspace, credentialKind: resolved.kind };
   // The resolved credential, not the header text: spellings of one key share one budget.
   return { context: principal, rateSubject: `key:${resolved.kind}:${workspace.id}` };
@@ -93,7 +116,7 @@ export async function authenticate(deps: Deps, def: RouteDef, req: Request): Pro
       return { context: {}, rateSubject: subjectOf(String(req.params.token)) };
     case 'session':
     case 'member': {
-      const user = await resolveSession(deps, bearerToken(req));
+      const user = await resolveSessionRemembered(deps, bearerToken(req));
       if (!user) throw fail('invalid_session');
       if (def.auth === 'session') return { context: { user } };
       const access = await accessWorkspace(deps, user, String(req.params.wid), def.role ?? 'agent');

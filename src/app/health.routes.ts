@@ -36,4 +36,28 @@ export const healthRoutes = [
       return { status: ready ? 200 : 503, body: { status: ready ? 'ready' : 'degraded', mongodb: mongoUp ? 'up' : 'down', redis } };
     },
   }),
+  route({
+    method: 'get',
+    path: '/metrics',
+    summary: 'Cache figures of this node',
+    description:
+      'Counters since the node started. `contentCache`: lookups of published-content answers (`hits`, `misses`, `hitRatio` = hits / lookups, 0 before the first), and what the cache holds now (`entries`, `bytes`, bounded by `CONTENT_CACHE_MB`). A node whose Redis subscription is down counts every lookup as a miss.',
+    tags,
+    auth: 'none',
+    responses: {
+      200: {
+        description: 'The figures.',
+        schema: z.object({
+          contentCache: z.object({
+            hits: z.number().int(),
+            misses: z.number().int(),
+            hitRatio: z.number().min(0).max(1),
+            entries: z.number().int(),
+            bytes: z.number().int(),
+          }),
+        }),
+      },
+    },
+    handle: async ({ deps }) => ({ body: { contentCache: deps.cache.content.stats() } }),
+  }),
 ];

@@ -7,6 +7,7 @@ import type { Config } from '../config/config.js';
 import { connectMongo, convertHexStringsToObjectIds, ensureIndexes } from '../db/mongo.js';
 import { connectRedis } from '../db/redis.js';
 import { EventBus } from '../events/events.js';
+import { Caches } from '../cache/caches.js';
 import { createApp, type AppOptions } from './create-app.js';
 import { createJobQueue } from '../jobs/jobs.js';
 import { registerJobs } from './jobs.js';
@@ -57,6 +58,7 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
   const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL, logger) : undefined;
   const realtime = await createRealtime({ logger, redis });
   const jobs = createJobQueue(db, logger, { processEvery: options.jobsProcessEvery });
+  const cache = await Caches.start(redis, logger, { contentMaxBytes: config.CONTENT_CACHE_MB * 1024 * 1024, contentTtlMs: config.CONTENT_CACHE_TTL_SECONDS * 1000 });
 
   const deps: Deps = {
     config,
@@ -69,7 +71,10 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
     secretBox: new SecretBox(config.KEY_ENCRYPTION_SECRET),
     realtime,
     jobs,
+    cache,
   };
+  // Every post, navigation and workspace event changes published content; other writes call the cache themselves.
+  deps.events.subscribe((event) => cache.invalidateWorkspace(event.workspaceId));
 
   await ensureIndexes(db);
   await upgradeStorage(db, logger);
@@ -81,6 +86,7 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
     recoverJobs: () => jobRegistry.recover(),
     close: async () => {
       await jobs.stop();
+      await cache.close();
       await db.close();
       if (redis) await redis.quit().catch(() => undefined);
     },

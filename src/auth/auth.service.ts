@@ -31,6 +31,7 @@ export async function login(deps: Deps, email: string, password: string, clientI
 
 export async function logout(deps: Deps, token: string): Promise<void> {
   await sessionStore(deps.db).revoke(sha256Hex(token), deps.clock.now());
+  await deps.cache.invalidateSession(sha256Hex(token));
 }
 
 export async function resolveSession(deps: Deps, token: string): Promise<User | null> {

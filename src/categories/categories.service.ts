@@ -18,6 +18,8 @@ export function findCategory(deps: Deps, workspaceId: string, id: string): Promi
 export async function createCategory(deps: Deps, workspace: Workspace, input: { slug: string; name: string }): Promise<Category> {
   const created = await categoryStore(deps.db).create(workspace.id, input);
   if (!created) throw fail('category_slug_taken');
+  // Categories show in `/external/categories?locale=*` and inside every published post that uses them.
+  await deps.cache.invalidateWorkspace(workspace.id);
   return created;
 }
 
@@ -25,9 +27,11 @@ export async function updateCategory(deps: Deps, workspace: Workspace, id: strin
   const updated = await categoryStore(deps.db).update(workspace.id, id, patch);
   if (updated === null) throw fail('category_not_found');
   if (updated === 'taken') throw fail('category_slug_taken');
+  await deps.cache.invalidateWorkspace(workspace.id);
   return updated;
 }
 
 export async function deleteCategory(deps: Deps, workspace: Workspace, id: string): Promise<void> {
   if (!(await categoryStore(deps.db).remove(workspace.id, id))) throw fail('category_not_found');
+  await deps.cache.invalidateWorkspace(workspace.id);
 }

@@ -24,6 +24,10 @@ const configSchema = z.object({
   EMAIL_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   /** Failed key authentications per client address per minute before that address gets 429 (key guessing). */
+  /** Memory bound of the published-content cache (serialized answers, LRU by size); 0 turns it off. */
+  CONTENT_CACHE_MB: z.coerce.number().min(0).default(64),
+  /** Safety lifetime of a cached content answer; invalidations normally drop it much sooner. */
+  CONTENT_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).default(30),
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).default(10),
   LOGIN_FAILURE_WINDOW_MINUTES: z.coerce.number().int().min(1).default(15),

@@ -18,6 +18,8 @@ export async function rotateKey(deps: Deps, workspaceId: string, kind: Credentia
   const key = randomToken(PREFIX[kind]);
   await store.revokeAll(workspaceId, kind, deps.clock.now());
   await store.insert(workspaceId, kind, sha256Hex(key), deps.secretBox.seal(key));
+  // Nodes remember resolved keys for a few seconds: the revoked one must stop everywhere now.
+  await deps.cache.invalidateCredentials(workspaceId);
   return key;
 }
 

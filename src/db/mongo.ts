@@ -31,6 +31,8 @@ export async function connectMongo(uri: string, dbName: string): Promise<Connect
     // reconnecting in the background, so the node recovers alone when it is back.
     serverSelectionTimeoutMS: DATABASE_WAIT_MS,
     bufferCommands: false,
+    // Command events cost nothing without listeners; tests count them to prove cache hits skip the engine.
+    monitorCommands: true,
   });
   await connection.asPromise();
   return connection;

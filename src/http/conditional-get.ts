@@ -25,10 +25,14 @@ export function conditionalGet(req: Request, body: unknown): Reply {
   const json = JSON.stringify(body);
   const etag = `W/"${Buffer.byteLength(json).toString(16)}-${createHash('sha1').update(json).digest('base64url')}"`;
   const headers = { ...REVALIDATE, ETag: etag };
-  const presented = req.get('if-none-match');
-  if (presented) {
-    const tags = presented.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
-    if (tags.includes('*') || tags.includes(etag.slice(2))) return { status: 304, headers };
-  }
+  if (ifNoneMatchNames(req, etag)) return { status: 304, headers };
   return { body, headers };
+}
+
+/** True when the request's `If-None-Match` names this weak ETag (or is `*`). */
+export function ifNoneMatchNames(req: Request, etag: string): boolean {
+  const presented = req.get('if-none-match');
+  if (!presented) return false;
+  const tags = presented.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
+  return tags.includes('*') || tags.includes(etag.replace(/^W\//, ''));
 }

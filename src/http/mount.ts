@@ -3,7 +3,9 @@ import type { ZodType } from 'zod';
 import type { Deps } from '../deps.js';
 import { invalid, issuesFromZod } from '../shared/errors.js';
 import { secretParamsOf, type Authenticator, type Reply, type RouteDef } from './route.js';
-import { responseRecorder } from './recorder.js';
+import { responseRecorder, SENT_JSON_BYTES } from './recorder.js';
+import { ifNoneMatchNames } from './conditional-get.js';
+import { ContentCache, type CachedAnswer } from '../cache/caches.js';
 import { enforceRateLimit } from './rate-limit.js';
 import { redactQuery } from './request-log.js';
 
@@ -21,6 +23,30 @@ function send(res: Response, reply: Reply): void {
   else res.status(status).json(reply.body);
 }
 
+/**
+ * Sends a kept answer as Express would have sent its JSON (same bytes, headers and `res.send` path), or
+ * the bodiless 304 its ETag earns, without serializing anything.
+ */
+function sendCached(req: Request, res: Response, answer: CachedAnswer, record: boolean): void {
+  for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+  if (answer.headers.ETag && ifNoneMatchNames(req, answer.headers.ETag)) {
+    res.status(304).end();
+    return;
+  }
+  if (record) res.locals[SENT_JSON_BYTES] = answer.bytes;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.status(200).send(answer.bytes);
+}
+
+/** The cache key of a `cache: 'published'` route: workspace, route, validated params and query (defaults applied). */
+function cacheKeyOf(def: RouteDef, context: object, params: unknown, query: unknown): { workspaceId: string; key: string } | undefined {
+  const workspaceId = (context as { workspace?: { id: string } | null }).workspace?.id;
+  if (def.cache !== 'published' || !workspaceId) return undefined;
+  // Parsed output has a fixed key order (the schema's), so equivalent queries serialize alike.
+  const request = JSON.stringify([def.params ? params : null, def.query ? query : null]);
+  return { workspaceId, key: ContentCache.key(workspaceId, `${def.method} ${def.path}`, request) };
+}
+
 /** The URL as logs and recordings show it: the route's secret path parameters and key-bearing query values hidden. */
 function redactedUrl(def: RouteDef, req: Request): string {
   const secrets = secretParamsOf(def);
@@ -31,7 +57,9 @@ function redactedUrl(def: RouteDef, req: Request): string {
 
 /**
  * Registers every declared route: authenticate (the injected `authenticate` resolves the declared auth
- * mode), rate limit by the credential it resolved, validate, call the handler, send its reply.
+ * mode), rate limit by the credential it resolved, validate, call the handler, send its reply. Routes
+ * declared `cache: 'published'` are answered from the content cache when it holds the answer; otherwise
+ * their 200 answer is serialized once, kept and sent as those bytes.
  */
 export function mountRoutes(app: Express, deps: Deps, routes: RouteDef[], authenticate: Authenticator): void {
   const record = deps.config.RECORD_RESPONSES_DIR ? responseRecorder(deps.config.RECORD_RESPONSES_DIR) : undefined;
@@ -44,8 +72,17 @@ export function mountRoutes(app: Express, deps: Deps, routes: RouteDef[], authen
       const params = parse(def.params, req.params, 'path parameters');
       const query = parse(def.query, { ...(req.query as object) }, 'query parameters');
       const body = parse(def.body, req.body ?? {}, 'body');
+      const cacheable = cacheKeyOf(def, auth.context, params, query);
+      const lookup = cacheable ? deps.cache.content.lookup(cacheable.key) : undefined;
+      if (lookup && 'hit' in lookup) return sendCached(req, res, lookup.hit, !!record);
       const reply = await def.handle({ deps, req, res, params, query, body, ...auth.context } as never);
-      if (!res.headersSent) send(res, reply);
+      if (res.headersSent) return;
+      if (cacheable && lookup && 'token' in lookup && (reply.status ?? 200) === 200 && reply.body !== undefined) {
+        const answer = { bytes: Buffer.from(JSON.stringify(reply.body)), headers: reply.headers ?? {} };
+        deps.cache.content.store(cacheable.workspaceId, cacheable.key, answer, lookup.token);
+        return sendCached(req, res, answer, !!record);
+      }
+      send(res, reply);
     });
   }
 }

@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import type { Response } from 'express';
 import type { RouteDef } from './route.js';
 
+/** Where the mount leaves JSON it sends as bytes (cached answers), for the recorder to read at `finish`. */
+export const SENT_JSON_BYTES = 'hearthSentJsonBytes';
+
 /** One answer as the contract test replays it against the declared response schema. */
 export interface RecordedAnswer {
   method: string;
@@ -35,6 +38,7 @@ export function responseRecorder(dir: string): (def: RouteDef, redactedUrl: stri
     res.once('finish', () => {
       const answer: RecordedAnswer = { method: def.method, path: def.path, status: res.statusCode, url: redactedUrl };
       if (sentJson) answer.body = body === undefined ? null : JSON.parse(JSON.stringify(body));
+      else if (Buffer.isBuffer(res.locals[SENT_JSON_BYTES])) answer.body = JSON.parse((res.locals[SENT_JSON_BYTES] as Buffer).toString('utf8'));
       const line = JSON.stringify(answer) + '\n';
       try {
         appendFileSync(file, line);

@@ -88,6 +88,12 @@ export interface RouteDef<A extends AuthMode = AuthMode, P extends ZodType = Zod
   query?: Q;
   body?: B;
   responses: Record<number, ResponseSpec>;
+  /**
+   * `published`: a read of published content of `ctx.workspace`. Its 200 answers are kept serialized (with
+   * their ETag) per workspace + route + validated params and query, and answered from memory until a
+   * content or settings write of that workspace invalidates them (see `src/cache/`).
+   */
+  cache?: 'published';
   handle(ctx: RouteContext<A, z.output<P>, z.output<Q>, z.output<B>>): Promise<Reply>;
 }
 

@@ -31,6 +31,7 @@ export const publicNavigationRoutes: RouteDef[] = [
   route({
     method: 'get',
     path: '/external/navigations/:key',
+    cache: 'published',
     summary: 'A navigation by key, as a flat item list',
     description: [
       'Items come in menu order (depth-first, siblings by `position`); nesting is expressed by `parentId` (null at top level).',

@@ -31,6 +31,7 @@ export const publicPostRoutes: RouteDef[] = [
   route({
     method: 'get',
     path: '/external/posts',
+    cache: 'published',
     summary: 'Published posts, newest first',
     description: [
       'Only PUBLISHED posts, as of their last publish (draft edits never show). Order: `publishedAt` desc, then `postId` desc (stable across pages).',
@@ -51,6 +52,7 @@ export const publicPostRoutes: RouteDef[] = [
   route({
     method: 'get',
     path: '/external/posts/:slug',
+    cache: 'published',
     summary: 'One published post by its slug',
     description: [
       'With `locale`: the slug in that locale only, else 404. Without: the workspace `defaultLocale` first, then the other served locales in the order of `workspace.locales`.',
@@ -68,6 +70,7 @@ export const publicPostRoutes: RouteDef[] = [
   route({
     method: 'get',
     path: '/external/categories',
+    cache: 'published',
     summary: 'Categories with published posts',
     description: `\`locale\` defaults to the workspace \`defaultLocale\`: only categories with at least one published post in that locale. \`locale=*\` lists every category. Sorted by slug.\n\n${CONDITIONAL_GET_NOTE}`,
     tags: external,

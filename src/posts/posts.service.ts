@@ -139,6 +139,8 @@ export async function deletePost(deps: Deps, workspace: Workspace, id: string): 
   const removed = await postStore(deps.db).remove(workspace.id, id);
   if (!removed) throw fail('post_not_found');
   await announceDeletion(deps, workspace, removed);
+  // Navigations leave out items of deleted posts, drafts included (a published one was announced above).
+  if (removed.state !== 'PUBLISHED') await deps.cache.invalidateWorkspace(workspace.id);
 }
 
 export function toAdminPost(post: Post) {

@@ -4,6 +4,7 @@ import { roleAllows, type Role } from '../shared/roles.js';
 import { findUser, type User } from '../auth/auth.service.js';
 import { findWorkspace, type Workspace } from './workspaces.service.js';
 import { membershipStore } from './members.model.js';
+import { userTag, workspaceTag } from '../cache/caches.js';
 
 /**
  * A workspace as seen by a team member: `workspace_not_found` when the user is not a member (it does
@@ -11,10 +12,19 @@ import { membershipStore } from './members.model.js';
  * Operators reach every workspace.
  */
 export async function accessWorkspace(deps: Deps, user: User, workspaceId: string, least: Role): Promise<{ workspace: Workspace; role: Role | 'operator' }> {
-  const workspace = await findWorkspace(deps, workspaceId);
-  if (!workspace) throw fail('workspace_not_found');
+  // Remembered for a few seconds per node; a workspace update or a role change ends it on every node.
+  const found = await deps.cache.memo.remember(
+    `member:${workspaceId}:${user.id}`,
+    () => [workspaceTag(workspaceId), userTag(user.id)],
+    async () => {
+      const workspace = await findWorkspace(deps, workspaceId);
+      if (!workspace) return null;
+      return { workspace, role: user.isOperator ? null : await membershipStore(deps.db).role(workspace.id, user.id) };
+    },
+  );
+  if (!found) throw fail('workspace_not_found');
+  const { workspace, role } = found;
   if (user.isOperator) return { workspace, role: 'operator' };
-  const role = await membershipStore(deps.db).role(workspace.id, user.id);
   if (!role) throw fail('workspace_not_found');
   if (!roleAllows(role, least)) throw fail('forbidden');
   return { workspace, role };
@@ -23,6 +33,7 @@ export async function accessWorkspace(deps: Deps, user: User, workspaceId: strin
 export async function addMember(deps: Deps, workspaceId: string, userId: string, role: Role): Promise<void> {
   if (!(await findUser(deps, userId))) throw fail('user_not_found');
   await membershipStore(deps.db).upsert(workspaceId, userId, role);
+  await deps.cache.invalidateUser(userId);
 }
 
 /** E-mail addresses of the workspace's members with this role (owners are told of new bookings). */

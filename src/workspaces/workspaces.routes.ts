@@ -24,6 +24,7 @@ export const workspaceRoutes = [
   route({
     method: 'get',
     path: '/external/workspace',
+    cache: 'published',
     summary: 'The workspace the API key belongs to',
     description: '`customConfig` and `schemaOrg` are returned byte-for-byte as stored.',
     tags: ['External: content'],
@@ -132,6 +133,7 @@ export const analyticsConfigRoutes = [
   route({
     method: 'get',
     path: '/external/analytics-config',
+    cache: 'published',
     summary: 'Analytics tracker configuration',
     description: `\`{enabled: true, websiteId, scriptUrl}\` when analytics is set up for the workspace (\`PATCH /admin/workspaces/:wid\` \`analytics\`); otherwise only \`{enabled: false}\`.\n\n${CONDITIONAL_GET_NOTE}`,
     tags: ['External: content'],

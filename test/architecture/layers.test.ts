@@ -15,7 +15,7 @@ const LAYERS: { name: string; rooms: string[] }[] = [
   { name: 'shared', rooms: ['shared'] },
   { name: 'config', rooms: ['config'] },
   { name: 'db', rooms: ['db'] },
-  { name: 'infra', rooms: ['events', 'realtime', 'jobs'] },
+  { name: 'infra', rooms: ['events', 'realtime', 'jobs', 'cache'] },
   { name: 'deps', rooms: ['deps.ts'] },
   { name: 'http', rooms: ['http', 'openapi'] },
   { name: 'domains', rooms: [] },

@@ -175,10 +175,12 @@ describe('admin sessions and membership', () => {
 });
 
 describe('two nodes on one database', () => {
+  // Nodes remember resolved keys for a few seconds; they hear each other's rotations through Redis,
+  // which a deployment of several nodes has (without REDIS_URL a node is alone).
   test('a rotation on one node revokes the old key on the other at once', async () => {
     const dbName = uniqueDbName();
-    const a = await startTestNode({ dbName });
-    const b = await startTestNode({ dbName });
+    const a = await startTestNode({ dbName, redis: true });
+    const b = await startTestNode({ dbName, redis: true });
     try {
       const ws = await createWorkspace(a.url);
       expect((await request(b.url, '/external/workspace', { apiKey: ws.apiKey })).status).toBe(200);

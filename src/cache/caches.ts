@@ -1,0 +1,62 @@
+import type { Logger } from 'pino';
+import type { RedisClient } from '../db/redis.js';
+import { ContentCache, workspaceTag } from './content-cache.js';
+import { InvalidationBus } from './invalidation-bus.js';
+import { MemoCache } from './memo-cache.js';
+
+export { ContentCache, workspaceTag } from './content-cache.js';
+export type { CachedAnswer, ContentCacheStats } from './content-cache.js';
+
+/** How long a credential, session or membership lookup is remembered (invalidations end it sooner). */
+export const MEMO_TTL_MS = 5_000;
+
+/** A workspace's keys (rotation), a session (logout), a user's sessions and memberships (role change). */
+export const credentialsTag = (workspaceId: string) => `credentials:${workspaceId}`;
+export const sessionTag = (tokenHash: string) => `session:${tokenHash}`;
+export const userTag = (userId: string) => `user:${userId}`;
+
+/**
+ * The node's in-memory caches and the one way to invalidate them on every node. Services call the
+ * `invalidate*` functions after a write that changes what the caches hold; never routes.
+ */
+export class Caches {
+  private constructor(
+    private readonly bus: InvalidationBus,
+    readonly content: ContentCache,
+    readonly memo: MemoCache,
+  ) {}
+
+  static async start(redis: RedisClient | undefined, logger: Logger, options: { contentMaxBytes: number; contentTtlMs: number }): Promise<Caches> {
+    const bus = await InvalidationBus.start(redis, logger);
+    const content = new ContentCache(bus, { maxBytes: options.contentMaxBytes, ttlMs: options.contentTtlMs });
+    return new Caches(bus, content, new MemoCache(bus, { ttlMs: MEMO_TTL_MS }));
+  }
+
+  /** Whether cached answers may be used now (false while a Redis subscription is down). */
+  get live(): boolean {
+    return this.bus.live;
+  }
+
+  /** Public content or settings of the workspace changed: its content answers and its workspace object go. */
+  invalidateWorkspace(workspaceId: string): Promise<void> {
+    return this.bus.publish([workspaceTag(workspaceId)]);
+  }
+
+  /** The workspace's keys changed (rotation): lookups of its old keys go. */
+  invalidateCredentials(workspaceId: string): Promise<void> {
+    return this.bus.publish([credentialsTag(workspaceId)]);
+  }
+
+  invalidateSession(tokenHash: string): Promise<void> {
+    return this.bus.publish([sessionTag(tokenHash)]);
+  }
+
+  /** The user's memberships (or the user) changed: their sessions and roles are looked up again. */
+  invalidateUser(userId: string): Promise<void> {
+    return this.bus.publish([userTag(userId)]);
+  }
+
+  close(): Promise<void> {
+    return this.bus.close();
+  }
+}

@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { RedisClient } from '../db/redis.js';
+
+/** Every channel of the family; nodes subscribe to the pattern `hearth:invalidate:*`. */
+export const INVALIDATE_CHANNELS = 'hearth:invalidate:*';
+const TAGS_CHANNEL = 'hearth:invalidate:tags';
+const PROBE_CHANNEL = 'hearth:invalidate:probe';
+
+/** How often a live subscription proves itself, and how long an echo may take before the node stops trusting it. */
+const PROBE_EVERY_MS = 5_000;
+const RETRY_EVERY_MS = 500;
+const PROBE_TIMEOUT_MS = 2_000;
+
+export type InvalidationHandler = (tags: string[]) => void;
+
+/**
+ * Carries "these cached things changed" to every node: delivered in-process at once, and through Redis
+ * pub/sub to the other nodes. Caches may only be trusted while `live`: without Redis a node is alone and
+ * always live; with Redis, only while its subscription is proven (a probe it published came back), since
+ * a node that cannot hear invalidations may be holding stale answers. When the subscription is proven
+ * again after a gap, `onResync` handlers drop everything: messages of the gap may have been missed.
+ */
+export class InvalidationBus {
+  private readonly id = randomUUID();
+  private readonly handlers: InvalidationHandler[] = [];
+  private readonly resyncHandlers: (() => void)[] = [];
+  private readonly probes = new Map<string, () => void>();
+  private confirmed = false;
+  private timer?: NodeJS.Timeout;
+  private closed = false;
+  private probeSeq = 0;
+
+  private constructor(
+    private readonly redis: RedisClient | undefined,
+    private readonly subscriber: RedisClient | undefined,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Subscribes (node-redis needs a client of its own for that) before the node serves. */
+  static async start(redis: RedisClient | undefined, logger: Logger): Promise<InvalidationBus> {
+    if (!redis) return new InvalidationBus(undefined, undefined, logger);
+    const subscriber = redis.duplicate();
+    const bus = new InvalidationBus(redis, subscriber, logger);
+    const distrust = () => {
+      if (bus.confirmed) logger.warn('cache invalidations unheard: caches bypassed until resubscribed');
+      bus.confirmed = false;
+    };
+    subscriber.on('error', distrust);
+    subscriber.on('end', distrust);
+    subscriber.on('reconnecting', distrust);
+    subscriber.on('ready', () => bus.schedule(0));
+    await subscriber.connect();
+    await subscriber.pSubscribe(INVALIDATE_CHANNELS, (message, channel) => bus.receive(channel, message));
+    bus.confirmed = true;
+    bus.schedule(PROBE_EVERY_MS);
+    return bus;
+  }
+
+  /** Whether caches may answer: no Redis (a lone node), or a proven subscription. */
+  get live(): boolean {
+    if (!this.subscriber) return true;
+    return this.confirmed && this.subscriber.isReady;
+  }
+
+  onInvalidate(handler: InvalidationHandler): void {
+    this.handlers.push(handler);
+  }
+
+  onResync(handler: () => void): void {
+    this.resyncHandlers.push(handler);
+  }
+
+  /**
+   * Drops the tagged entries here at once, then tells the other nodes. A failed publish (Redis away) is
+   * logged, not thrown: the write has happened, and the other nodes bypass their caches while they cannot
+   * hear (or, if only this node lost Redis, their entries expire within the cache TTL).
+   */
+  async publish(tags: string[]): Promise<void> {
+    this.deliver(tags);
+    if (!this.redis) return;
+    try {
+      await this.redis.publish(TAGS_CHANNEL, JSON.stringify({ from: this.id, tags }));
+    } catch (error) {
+      this.logger.warn({ err: error, tags }, 'cache invalidation not published');
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    // Nothing to flush on a subscriber; `quit` would wait for a Redis that may be away at shutdown.
+    if (this.subscriber?.isOpen) this.subscriber.destroy();
+  }
+
+  private deliver(tags: string[]): void {
+    for (const handler of this.handlers) handler(tags);
+  }
+
+  private receive(channel: string, message: string): void {
+    if (channel === PROBE_CHANNEL) {
+      this.probes.get(message)?.();
+      return;
+    }
+    if (channel !== TAGS_CHANNEL) return;
+    try {
+      const { from, tags } = JSON.parse(message) as { from: string; tags: string[] };
+      if (from !== this.id && Array.isArray(tags)) this.deliver(tags);
+    } catch {
+      this.logger.warn({ channel }, 'unreadable cache invalidation ignored');
+    }
+  }
+
+  private schedule(ms: number): void {
+    if (this.closed) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.probe(), ms);
+    this.timer.unref();
+  }
+
+  /** Publishes a probe and waits for it to come back through the subscription. */
+  private async probe(): Promise<void> {
+    const token = `${this.id}:${++this.probeSeq}`;
+    const echoed = new Promise<boolean>((resolve) => {
+      const timeout = setTimeout(() => resolve(false), PROBE_TIMEOUT_MS);
+      timeout.unref();
+      this.probes.set(token, () => {
+        clearTimeout(timeout);
+        resolve(true);
+      });
+    });
+    let heard = false;
+    try {
+      if (this.redis?.isReady && this.subscriber?.isReady) {
+        await this.redis.publish(PROBE_CHANNEL, token);
+        heard = await echoed;
+      }
+    } catch {
+      heard = false;
+    } finally {
+      this.probes.delete(token);
+    }
+    if (this.closed) return;
+    if (heard && !this.confirmed) {
+      // Entries cached before the gap may be stale: start over, then trust the caches again.
+      for (const handler of this.resyncHandlers) handler();
+      this.confirmed = true;
+      this.logger.info('cache invalidations heard again: caches cleared and back in use');
+    } else if (!heard && this.confirmed) {
+      this.logger.warn('cache invalidation probe not echoed: caches bypassed');
+      this.confirmed = false;
+    }
+    this.schedule(this.confirmed ? PROBE_EVERY_MS : RETRY_EVERY_MS);
+  }
+}

@@ -1,0 +1,65 @@
+import { ByteLru, monotonicMs } from './lru.js';
+import type { InvalidationBus } from './invalidation-bus.js';
+
+/** Enough for every credential and session of a busy node; each entry counts as one unit. */
+const MAX_ENTRIES = 50_000;
+
+interface Memo {
+  value: unknown;
+  tags: string[];
+}
+
+/**
+ * Short-lived answers of hot point lookups (key -> workspace, session -> user, membership roles), each
+ * with the tags whose invalidation drops it on every node. Misses (null) are never kept, so a new
+ * credential works at once; a revoked one stops as soon as its tag is published (or the TTL runs out).
+ */
+export class MemoCache {
+  private readonly lru: ByteLru<Memo>;
+  private readonly byTag = new Map<string, Set<string>>();
+  private generation = 0;
+
+  constructor(
+    private readonly bus: InvalidationBus,
+    options: { ttlMs: number; now?: () => number },
+  ) {
+    this.lru = new ByteLru<Memo>({ maxBytes: MAX_ENTRIES, ttlMs: options.ttlMs, now: options.now ?? monotonicMs, onRemove: (key, memo) => this.unindex(key, memo.tags) });
+    bus.onInvalidate((tags) => {
+      this.generation += 1;
+      for (const tag of tags) for (const key of [...(this.byTag.get(tag) ?? [])]) this.lru.delete(key);
+    });
+    bus.onResync(() => {
+      this.generation += 1;
+      this.lru.clear();
+    });
+  }
+
+  /** The remembered value of `key`, else `load()`'s, remembered (when not null) under `tagsOf(value)`. */
+  async remember<T>(key: string, tagsOf: (value: NonNullable<T>) => string[], load: () => Promise<T>): Promise<T> {
+    if (this.bus.live) {
+      const memo = this.lru.get(key);
+      if (memo) return memo.value as T;
+    }
+    const token = this.generation;
+    const value = await load();
+    // An invalidation while loading may concern what was just read: keep nothing then.
+    if (value !== null && value !== undefined && token === this.generation && this.bus.live) {
+      const tags = tagsOf(value as NonNullable<T>);
+      this.lru.set(key, { value, tags }, 1);
+      for (const tag of tags) {
+        let keys = this.byTag.get(tag);
+        if (!keys) this.byTag.set(tag, (keys = new Set()));
+        keys.add(key);
+      }
+    }
+    return value;
+  }
+
+  private unindex(key: string, tags: string[]): void {
+    for (const tag of tags) {
+      const keys = this.byTag.get(tag);
+      keys?.delete(key);
+      if (keys?.size === 0) this.byTag.delete(tag);
+    }
+  }
+}

@@ -1,0 +1,117 @@
+import { describe, expect, test } from '@jest/globals';
+import { pino } from 'pino';
+import { ByteLru } from '../../src/cache/lru.js';
+import { ContentCache } from '../../src/cache/content-cache.js';
+import { InvalidationBus } from '../../src/cache/invalidation-bus.js';
+
+function clock() {
+  let now = 0;
+  return { now: () => now, advance: (ms: number) => (now += ms) };
+}
+
+describe('ByteLru', () => {
+  test('keeps exactly the bound; one byte more evicts the least recently used entry', () => {
+    const removed: string[] = [];
+    const lru = new ByteLru<string>({ maxBytes: 100, ttlMs: 60_000, onRemove: (key) => removed.push(key) });
+    lru.set('a', 'A', 40);
+    lru.set('b', 'B', 30);
+    lru.set('c', 'C', 30);
+    expect([lru.entries, lru.bytes]).toEqual([3, 100]);
+    expect(removed).toEqual([]);
+    // Reading `a` makes `b` the least recent one.
+    expect(lru.get('a')).toBe('A');
+    lru.set('d', 'D', 1);
+    expect(removed).toEqual(['b']);
+    expect([...lru.keys()]).toEqual(['c', 'a', 'd']);
+    expect(lru.bytes).toBe(71);
+  });
+
+  test('a large entry evicts as many old ones as it needs, oldest first', () => {
+    const lru = new ByteLru<number>({ maxBytes: 10, ttlMs: 60_000 });
+    for (let i = 0; i < 10; i += 1) lru.set(`k${i}`, i, 1);
+    lru.set('big', 99, 7);
+    expect([...lru.keys()]).toEqual(['k7', 'k8', 'k9', 'big']);
+    expect(lru.bytes).toBe(10);
+  });
+
+  test('replacing an entry accounts its new size; deleting and clearing give the bytes back', () => {
+    const removed: string[] = [];
+    const lru = new ByteLru<string>({ maxBytes: 100, ttlMs: 60_000, onRemove: (key) => removed.push(key) });
+    lru.set('a', 'short', 10);
+    lru.set('a', 'longer', 25);
+    expect([lru.entries, lru.bytes, lru.get('a')]).toEqual([1, 25, 'longer']);
+    lru.set('b', 'b', 5);
+    lru.delete('a');
+    expect([lru.entries, lru.bytes]).toEqual([1, 5]);
+    lru.clear();
+    expect([lru.entries, lru.bytes]).toEqual([0, 0]);
+    expect(removed).toEqual(['a', 'a', 'b']);
+  });
+
+  test('an entry larger than the whole bound is not kept (and evicts nothing)', () => {
+    const lru = new ByteLru<string>({ maxBytes: 10, ttlMs: 60_000 });
+    lru.set('a', 'a', 10);
+    expect(lru.set('huge', 'x', 11)).toBe(false);
+    expect([...lru.keys()]).toEqual(['a']);
+    expect(lru.bytes).toBe(10);
+  });
+
+  test('entries expire after the TTL, and expired ones give their bytes back', () => {
+    const time = clock();
+    const lru = new ByteLru<string>({ maxBytes: 100, ttlMs: 1_000, now: time.now });
+    lru.set('a', 'A', 10);
+    time.advance(999);
+    expect(lru.get('a')).toBe('A');
+    time.advance(1);
+    expect(lru.get('a')).toBeUndefined();
+    expect([lru.entries, lru.bytes]).toEqual([0, 0]);
+  });
+});
+
+describe('ContentCache (in-process bus)', () => {
+  const answer = (text: string) => ({ bytes: Buffer.from(text), headers: { ETag: `W/"${text}"` } });
+
+  test("invalidating a workspace drops its entries only, and the byte count follows", async () => {
+    const bus = await InvalidationBus.start(undefined, pino({ level: 'silent' }));
+    const cache = new ContentCache(bus, { maxBytes: 1_000_000, ttlMs: 60_000 });
+    const k1 = ContentCache.key('w1', 'get /external/posts', '[null,{}]');
+    const k2 = ContentCache.key('w2', 'get /external/posts', '[null,{}]');
+    for (const [ws, key] of [['w1', k1], ['w2', k2]]) {
+      const miss = cache.lookup(key);
+      expect('token' in miss).toBe(true);
+      cache.store(ws, key, answer(ws), (miss as { token: number }).token);
+    }
+    expect(cache.stats().entries).toBe(2);
+    const bytesBefore = cache.stats().bytes;
+    await bus.publish(['workspace:w1']);
+    expect('hit' in cache.lookup(k1)).toBe(false);
+    expect(cache.lookup(k2)).toEqual({ hit: answer('w2') });
+    expect(cache.stats()).toMatchObject({ entries: 1, hits: 1, misses: 3, hitRatio: 0.25 });
+    expect(cache.stats().bytes).toBeLessThan(bytesBefore);
+  });
+
+  test('an answer computed across an invalidation is not kept (it may predate the write)', async () => {
+    const bus = await InvalidationBus.start(undefined, pino({ level: 'silent' }));
+    const cache = new ContentCache(bus, { maxBytes: 1_000_000, ttlMs: 60_000 });
+    const key = ContentCache.key('w1', 'get /external/workspace', '[null,null]');
+    const miss = cache.lookup(key) as { token: number };
+    await bus.publish(['workspace:w1']);
+    cache.store('w1', key, answer('old'), miss.token);
+    expect('hit' in cache.lookup(key)).toBe(false);
+  });
+
+  test('the byte bound holds over many answers', async () => {
+    const bus = await InvalidationBus.start(undefined, pino({ level: 'silent' }));
+    const cache = new ContentCache(bus, { maxBytes: 10_000, ttlMs: 60_000 });
+    for (let i = 0; i < 100; i += 1) {
+      const key = ContentCache.key('w', 'get /external/posts', `[null,{"page":${i}}]`);
+      cache.store('w', key, answer('x'.repeat(500)), (cache.lookup(key) as { token: number }).token);
+    }
+    const { bytes, entries } = cache.stats();
+    expect(bytes).toBeLessThanOrEqual(10_000);
+    expect(entries).toBeGreaterThan(5);
+    // The newest page is still there, the oldest long gone.
+    expect('hit' in cache.lookup(ContentCache.key('w', 'get /external/posts', '[null,{"page":99}]'))).toBe(true);
+    expect('hit' in cache.lookup(ContentCache.key('w', 'get /external/posts', '[null,{"page":0}]'))).toBe(false);
+  });
+});
