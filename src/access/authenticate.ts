@@ -4,7 +4,7 @@ import type { Authentication, AuthMode, RouteDef } from '../http/route.js';
 import { sha256Hex } from '../shared/crypto.js';
 import { fail } from '../shared/errors.js';
 import { credentialKindOf, resolveKey, type CredentialKind } from '../credentials/credentials.service.js';
-import { resolveSession } from '../auth/auth.service.js';
+import { findLiveSession } from '../auth/auth.service.js';
 import { findWorkspace } from '../workspaces/workspaces.service.js';
 import { accessWorkspace } from '../workspaces/members.service.js';
 import type { KeyPrincipal } from './principals.js';
@@ -65,10 +65,14 @@ function resolveKeyRemembered(deps: Deps, key: string) {
   );
 }
 
-/** Session -> user, remembered per node for a few seconds; logout (this session) or a user change ends it everywhere. */
-function resolveSessionRemembered(deps: Deps, token: string) {
+/**
+ * Session -> user, remembered per node for a few seconds; logout (this session) or a user change ends it
+ * everywhere, and expiry is checked on every request, remembered or not.
+ */
+async function resolveSessionRemembered(deps: Deps, token: string) {
   const tokenHash = sha256Hex(token);
-  return deps.cache.memo.remember(`session:${tokenHash}`, (user) => [sessionTag(tokenHash), userTag(user.id)], () => resolveSession(deps, token));
+  const session = await deps.cache.memo.remember(`session:${tokenHash}`, ({ user }) => [sessionTag(tokenHash), userTag(user.id)], () => findLiveSession(deps, token));
+  return session && session.expiresAt > deps.clock.now() ? session.user : null;
 }
 
 async function resolveWorkspaceCredential(deps: Deps, req: Request, mode: AuthMode): Promise<Authentication> {

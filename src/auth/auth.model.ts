@@ -85,9 +85,9 @@ export function sessionStore(db: Connection) {
     async create(tokenHash: string, userId: string, expiresAt: Date): Promise<void> {
       await model.create({ tokenHash, userId: new Types.ObjectId(userId), expiresAt, revokedAt: null });
     },
-    async liveUserId(tokenHash: string, now: Date): Promise<string | null> {
+    async live(tokenHash: string, now: Date): Promise<{ userId: string; expiresAt: Date } | null> {
       const doc = await model.findOne({ tokenHash, revokedAt: null, expiresAt: { $gt: now } }).lean<SessionDoc>();
-      return doc ? doc.userId.toHexString() : null;
+      return doc ? { userId: doc.userId.toHexString(), expiresAt: doc.expiresAt } : null;
     },
     async revoke(tokenHash: string, at: Date): Promise<void> {
       await model.updateOne({ tokenHash }, { $set: { revokedAt: at } });

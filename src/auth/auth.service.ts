@@ -35,8 +35,14 @@ export async function logout(deps: Deps, token: string): Promise<void> {
 }
 
 export async function resolveSession(deps: Deps, token: string): Promise<User | null> {
-  const userId = await sessionStore(deps.db).liveUserId(sha256Hex(token), deps.clock.now());
-  return userId ? userStore(deps.db).byId(userId) : null;
+  return (await findLiveSession(deps, token))?.user ?? null;
+}
+
+/** The live session of this token with its user and when it expires (callers that remember it recheck expiry). */
+export async function findLiveSession(deps: Deps, token: string): Promise<{ user: User; expiresAt: Date } | null> {
+  const session = await sessionStore(deps.db).live(sha256Hex(token), deps.clock.now());
+  const user = session ? await userStore(deps.db).byId(session.userId) : null;
+  return session && user ? { user, expiresAt: session.expiresAt } : null;
 }
 
 export async function createUser(deps: Deps, input: { email: string; name: string; password: string; isOperator?: boolean }): Promise<User> {
