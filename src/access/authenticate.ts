@@ -4,7 +4,7 @@ import type { Authentication, AuthMode, RouteDef } from '../http/route.js';
 import { sha256Hex } from '../shared/crypto.js';
 import { fail } from '../shared/errors.js';
 import { credentialKindOf, resolveKey, type CredentialKind } from '../credentials/credentials.service.js';
-import { findLiveSession } from '../auth/auth.service.js';
+import { liveSession } from '../auth/auth.service.js';
 import { findWorkspace } from '../workspaces/workspaces.service.js';
 import { accessWorkspace } from '../workspaces/members.service.js';
 import type { KeyPrincipal } from './principals.js';
@@ -71,7 +71,7 @@ function resolveKeyRemembered(deps: Deps, key: string) {
  */
 async function resolveSessionRemembered(deps: Deps, token: string) {
   const tokenHash = sha256Hex(token);
-  const session = await deps.cache.memo.remember(`session:${tokenHash}`, ({ user }) => [sessionTag(tokenHash), userTag(user.id)], () => findLiveSession(deps, token));
+  const session = await deps.cache.memo.remember(`session:${tokenHash}`, ({ user }) => [sessionTag(tokenHash), userTag(user.id)], () => liveSession(deps, token));
   return session && session.expiresAt > deps.clock.now() ? session.user : null;
 }
 

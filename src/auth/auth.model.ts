@@ -85,12 +85,14 @@ export function sessionStore(db: Connection) {
     async create(tokenHash: string, userId: string, expiresAt: Date): Promise<void> {
       await model.create({ tokenHash, userId: new Types.ObjectId(userId), expiresAt, revokedAt: null });
     },
-    async live(tokenHash: string, now: Date): Promise<{ userId: string; expiresAt: Date } | null> {
+    async live(tokenHash: string, now: Date): Promise<{ id: string; userId: string; expiresAt: Date } | null> {
       const doc = await model.findOne({ tokenHash, revokedAt: null, expiresAt: { $gt: now } }).lean<SessionDoc>();
-      return doc ? { userId: doc.userId.toHexString(), expiresAt: doc.expiresAt } : null;
+      return doc ? { id: doc._id.toHexString(), userId: doc.userId.toHexString(), expiresAt: doc.expiresAt } : null;
     },
-    async revoke(tokenHash: string, at: Date): Promise<void> {
-      await model.updateOne({ tokenHash }, { $set: { revokedAt: at } });
+    /** The revoked session's id; null when no session has this hash. */
+    async revoke(tokenHash: string, at: Date): Promise<string | null> {
+      const doc = await model.findOneAndUpdate({ tokenHash }, { $set: { revokedAt: at } }).lean<SessionDoc>();
+      return doc ? doc._id.toHexString() : null;
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js';
 import { hashPassword, randomToken, sha256Hex, verifyPassword } from '../shared/crypto.js';
 import { fail, isAppError } from '../shared/errors.js';
+import { NAMESPACES, rooms } from '../realtime/events.js';
 import { sessionStore, userStore, type User } from './auth.model.js';
 
 export type { User } from './auth.model.js';
@@ -8,19 +9,35 @@ export type { User } from './auth.model.js';
 // A fixed hash to verify against when the e-mail is unknown, so both failures take the same time.
 const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$' + 'A'.repeat(86);
 
+/**
+ * Failed logins are counted per e-mail and per client address, in fixed windows of
+ * LOGIN_FAILURE_WINDOW_MINUTES. LOGIN_MAX_FAILURES failures are answered 401 and leave the account
+ * usable; the next failure answers 429 and locks: until the window ends, every attempt for that e-mail
+ * or from that address answers 429 whatever the password, before the user is looked up or any password
+ * hashed. Unknown e-mails are counted, locked and (while not locked) verified against a dummy hash the
+ * same way, so the answers and their timing do not tell which e-mails exist.
+ */
 export async function login(deps: Deps, email: string, password: string, clientIp: string): Promise<{ token: string; user: User }> {
   const { LOGIN_MAX_FAILURES, LOGIN_FAILURE_WINDOW_MINUTES, SESSION_TTL_HOURS } = deps.config;
   const windowMs = LOGIN_FAILURE_WINDOW_MINUTES * 60_000;
-  const failureKeys = [`login-fail:email:${sha256Hex(email.toLowerCase())}`, `login-fail:ip:${clientIp}`];
+  const tallies = await Promise.all(
+    [`email:${sha256Hex(email.toLowerCase())}`, `ip:${clientIp}`].map((subject) => openAttempt(deps, subject, windowMs)),
+  );
+  const refuseWhenOver = (failures: (tally: AttemptTally) => number) => {
+    const over = tallies.filter((tally) => failures(tally) > LOGIN_MAX_FAILURES);
+    if (over.length === 0) return;
+    const resetInMs = Math.max(...over.map((tally) => tally.resetInMs));
+    throw fail('login_rate_limited', undefined, { retryAfterSeconds: Math.max(1, Math.ceil(resetInMs / 1000)) });
+  };
+  refuseWhenOver((tally) => tally.earlierFailures);
 
   const found = await userStore(deps.db).byEmailWithHash(email);
   const valid = await verifyPassword(password, found?.passwordHash ?? DUMMY_HASH);
   if (!found || !valid) {
-    const counts = await Promise.all(failureKeys.map((key) => deps.counters.hit(key, windowMs)));
-    const exceeded = counts.find((count) => count.count > LOGIN_MAX_FAILURES);
-    if (exceeded) throw fail('login_rate_limited', undefined, { retryAfterSeconds: Math.ceil(exceeded.resetInMs / 1000) });
+    refuseWhenOver((tally) => tally.earlierFailures + 1);
     throw fail('invalid_credentials');
   }
+  await Promise.all(tallies.map((tally) => deps.counters.hit(successKey(tally.subject), Math.max(1, tally.resetInMs))));
 
   const token = randomToken('hs_');
   const expiresAt = new Date(deps.clock.now().getTime() + SESSION_TTL_HOURS * 3_600_000);
@@ -29,20 +46,43 @@ export async function login(deps: Deps, email: string, password: string, clientI
   return { token, user };
 }
 
+interface AttemptTally {
+  subject: string;
+  /** Attempts of this window before this one that did not succeed: failed, or still being verified. */
+  earlierFailures: number;
+  resetInMs: number;
+}
+
+const successKey = (subject: string) => `login-ok:${subject}`;
+
+/**
+ * Failures are attempts minus successes. The attempt is counted before its password is verified, so a
+ * burst of concurrent guesses counts the ones still in flight as failures and verifies at most
+ * LOGIN_MAX_FAILURES + 1 passwords per window. A success is counted in a window that ends with the
+ * attempts' window, so it never offsets failures of a later one.
+ */
+async function openAttempt(deps: Deps, subject: string, windowMs: number): Promise<AttemptTally> {
+  const [attempts, successes] = await Promise.all([deps.counters.hit(`login-attempt:${subject}`, windowMs), deps.counters.peek(successKey(subject))]);
+  return { subject, earlierFailures: attempts.count - 1 - successes, resetInMs: attempts.resetInMs };
+}
+
+/** Revokes the session and ends the agent-console sockets opened with it, on every node. */
 export async function logout(deps: Deps, token: string): Promise<void> {
-  await sessionStore(deps.db).revoke(sha256Hex(token), deps.clock.now());
+  const sessionId = await sessionStore(deps.db).revoke(sha256Hex(token), deps.clock.now());
   await deps.cache.invalidateSession(sha256Hex(token));
+  // With Redis the adapter relays the disconnect to the sockets of every node.
+  if (sessionId) deps.realtime.io.of(NAMESPACES.agent).in(rooms.session(sessionId)).disconnectSockets(true);
 }
 
 export async function resolveSession(deps: Deps, token: string): Promise<User | null> {
-  return (await findLiveSession(deps, token))?.user ?? null;
+  return (await liveSession(deps, token))?.user ?? null;
 }
 
-/** The live session of this token with its user and when it expires (callers that remember it recheck expiry). */
-export async function findLiveSession(deps: Deps, token: string): Promise<{ user: User; expiresAt: Date } | null> {
+/** The live session of a token: its user, its id (the room of its sockets) and when it expires. */
+export async function liveSession(deps: Deps, token: string): Promise<{ user: User; sessionId: string; expiresAt: Date } | null> {
   const session = await sessionStore(deps.db).live(sha256Hex(token), deps.clock.now());
   const user = session ? await userStore(deps.db).byId(session.userId) : null;
-  return session && user ? { user, expiresAt: session.expiresAt } : null;
+  return session && user ? { user, sessionId: session.id, expiresAt: session.expiresAt } : null;
 }
 
 export async function createUser(deps: Deps, input: { email: string; name: string; password: string; isOperator?: boolean }): Promise<User> {

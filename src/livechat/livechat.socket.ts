@@ -1,7 +1,7 @@
 import type { Namespace, Socket } from 'socket.io';
 import type { Deps } from '../deps.js';
 import { sha256Hex } from '../shared/crypto.js';
-import { resolveSession } from '../auth/auth.service.js';
+import { liveSession } from '../auth/auth.service.js';
 import { accessWorkspace } from '../workspaces/members.service.js';
 import { AppError, fail } from '../shared/errors.js';
 import {
@@ -23,6 +23,9 @@ const agentNs = (deps: Deps) => deps.realtime.io.of(NAMESPACES.agent) as unknown
 
 /** How long a cross-node presence query may take before the config answers from what it knows. */
 const PRESENCE_TIMEOUT_MS = 1_500;
+
+/** How often a node ends the agent sockets whose session has expired: the most an expired one lingers. */
+const SESSION_SWEEP_MS = 500;
 
 function handshakeString(socket: Socket, name: string): string | undefined {
   const value = (socket.handshake.auth as Record<string, unknown> | undefined)?.[name];
@@ -58,10 +61,12 @@ export function registerLiveChatSockets(deps: Deps): void {
     const workspaceId = handshakeString(socket, 'workspaceId');
     if (!token || !workspaceId) return next(new Error('unauthorized'));
     (async () => {
-      const user = await resolveSession(deps, token);
-      if (!user) throw fail('invalid_session');
-      const { workspace } = await accessWorkspace(deps, user, workspaceId, 'agent');
-      socket.data.userId = user.id;
+      const session = await liveSession(deps, token);
+      if (!session) throw fail('invalid_session');
+      const { workspace } = await accessWorkspace(deps, session.user, workspaceId, 'agent');
+      socket.data.userId = session.user.id;
+      socket.data.sessionId = session.sessionId;
+      socket.data.sessionExpiresAt = session.expiresAt.getTime();
       socket.data.workspaceId = workspace.id;
     })().then(
       () => next(),
@@ -74,7 +79,38 @@ export function registerLiveChatSockets(deps: Deps): void {
   });
 
   widgetNs(deps).on('connection', (socket) => void socket.join(rooms.conversation(socket.data.conversationId as string)));
-  agentNs(deps).on('connection', (socket) => void socket.join(rooms.workspaceAgents(socket.data.workspaceId as string)));
+  const watchExpiry = sessionExpiryWatch(deps);
+  agentNs(deps).on('connection', (socket) => {
+    void socket.join([rooms.workspaceAgents(socket.data.workspaceId as string), rooms.session(socket.data.sessionId as string)]);
+    watchExpiry(socket);
+    // A logout between the handshake's check and the join above reached an empty room: check once more.
+    void liveSession(deps, socket.handshake.auth.token as string).then(
+      (session) => void (session ? undefined : socket.disconnect(true)),
+      (error: unknown) => deps.logger.warn({ err: error }, 'agent session re-check failed'),
+    );
+  });
+}
+
+/**
+ * Ends the agent sockets of this node whose session has expired (by `deps.clock`). One sweep timer per
+ * node, running only while the node holds agent sockets; a logout ends sockets at once through the
+ * session's room instead (see `logout`).
+ */
+function sessionExpiryWatch(deps: Deps): (socket: Socket) => void {
+  const ns = agentNs(deps);
+  let timer: NodeJS.Timeout | undefined;
+  const sweep = () => {
+    const now = deps.clock.now().getTime();
+    for (const socket of ns.sockets.values()) if ((socket.data.sessionExpiresAt as number) <= now) socket.disconnect(true);
+  };
+  return (socket) => {
+    timer ??= setInterval(sweep, SESSION_SWEEP_MS);
+    socket.on('disconnect', () => {
+      if (ns.sockets.size > 0 || !timer) return;
+      clearInterval(timer);
+      timer = undefined;
+    });
+  };
 }
 
 /**

@@ -52,4 +52,6 @@ export interface ClientEvents {}
 export const rooms = {
   conversation: (conversationId: string) => `conversation:${conversationId}`,
   workspaceAgents: (workspaceId: string) => `workspace-agents:${workspaceId}`,
+  /** The agent-console sockets opened with one admin session: ended together when it is revoked. */
+  session: (sessionId: string) => `session:${sessionId}`,
 };

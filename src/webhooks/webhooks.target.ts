@@ -12,12 +12,61 @@ export class TargetRefused extends Error {
   }
 }
 
-/** Only public unicast addresses are allowed; IPv4-mapped IPv6 is judged as the IPv4 it carries. */
+/**
+ * Only public unicast addresses are allowed, judged on every spelling an address can take. IPv4: the
+ * `unicast` range only (no loopback, private, link-local, CGNAT, reserved...). IPv6 forms that carry an
+ * IPv4 address are judged as the IPv4 they carry: IPv4-mapped `::ffff:a.b.c.d`, IPv4-translated
+ * `::ffff:0:a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`, 6to4 `2002:aabb:ccdd::` and Teredo `2001:0::` (its server
+ * and its client, both). IPv4-compatible `::a.b.c.d` (deprecated, and `::`, `::1` among it) and the
+ * local-use NAT64 prefix `64:ff9b:1::/48` (whose embedding is site-defined) are refused whatever they
+ * carry. Any other IPv6 must be global unicast: inside 2000::/3 and in no special-purpose range.
+ */
 export function isBlockedAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return true;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() !== 'unicast';
+  const canonical = canonicalAddress(address);
+  if (!canonical) return true;
+  const parsed = ipaddr.parse(canonical);
+  if (parsed.kind() === 'ipv4') return !isPublicIPv4(parsed as ipaddr.IPv4);
+  const bytes = (parsed as ipaddr.IPv6).toByteArray();
+  const carried = carriedIPv4(bytes);
+  if (carried === 'refused') return true;
+  if (carried) return !carried.every(isPublicIPv4);
+  return (bytes[0] & 0xe0) !== 0x20 || parsed.range() !== 'unicast';
+}
+
+/**
+ * The address as the WHATWG URL parser writes it (the parser that reads webhook URLs): IPv4 dotted
+ * decimal, IPv6 in hexadecimal groups. ipaddr.js reads `::a.b.c.d` as `::ffff:a.b.c.d`, so it only ever
+ * sees these canonical forms. Null when it is no IP address.
+ */
+function canonicalAddress(address: string): string | null {
+  try {
+    const host = new URL(`http://${address.includes(':') ? `[${address}]` : address}/`).hostname.replace(/^\[|\]$/g, '');
+    return isIP(host) ? host : null;
+  } catch {
+    return null;
+  }
+}
+
+const isPublicIPv4 = (address: ipaddr.IPv4) => address.range() === 'unicast';
+
+const startsWith = (bytes: number[], prefix: number[]) => prefix.every((byte, index) => bytes[index] === byte);
+const ipv4At = (bytes: number[], at: number) => new ipaddr.IPv4(bytes.slice(at, at + 4));
+const ZEROS_80 = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+
+/** The IPv4 addresses an IPv6 address carries; undefined when none, 'refused' for forms never allowed. */
+function carriedIPv4(bytes: number[]): ipaddr.IPv4[] | 'refused' | undefined {
+  if (startsWith(bytes, [...ZEROS_80, 0xff, 0xff])) return [ipv4At(bytes, 12)]; // ::ffff:0:0/96 mapped
+  if (startsWith(bytes, [0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0])) return [ipv4At(bytes, 12)]; // ::ffff:0:0:0/96 translated
+  if (startsWith(bytes, [...ZEROS_80, 0, 0])) return 'refused'; // ::/96 compatible, with :: and ::1
+  if (startsWith(bytes, [0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0])) return [ipv4At(bytes, 12)]; // 64:ff9b::/96
+  if (startsWith(bytes, [0, 0x64, 0xff, 0x9b, 0, 1])) return 'refused'; // 64:ff9b:1::/48 local-use NAT64
+  if (startsWith(bytes, [0x20, 0x02])) return [ipv4At(bytes, 2)]; // 2002::/16 6to4
+  if (startsWith(bytes, [0x20, 0x01, 0, 0])) {
+    // 2001::/32 Teredo: the server's IPv4, then the client's, stored inverted.
+    const client = ipv4At(bytes.map((byte, index) => (index >= 12 ? byte ^ 0xff : byte)), 12);
+    return [ipv4At(bytes, 4), client];
+  }
+  return undefined;
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -26,7 +75,7 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
  * A `lookup` for the HTTP agent that refuses blocked addresses: the check applies to the very address
  * the socket connects to, so a DNS answer that changes between check and connect cannot slip through.
  */
-function guardedLookup(hostname: string, options: { all?: boolean; family?: number }, callback: LookupCallback): void {
+export function guardedLookup(hostname: string, options: { all?: boolean; family?: number }, callback: LookupCallback): void {
   dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (error, addresses) => {
     if (error) return callback(error, []);
     const blocked = addresses.find((entry) => isBlockedAddress(entry.address));

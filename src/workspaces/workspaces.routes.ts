@@ -20,6 +20,9 @@ import { analyticsConfig } from './analytics.service.js';
 
 const tags = ['Workspaces'];
 
+const WEBHOOK_SECRET_NOTE =
+  '`webhookUrl` carries the webhook secret in its `secret` query parameter: owners and operators see it whole; agents see it with the secret (and any user-info password) replaced by `***`.';
+
 export const workspaceRoutes = [
   route({
     method: 'get',
@@ -49,27 +52,29 @@ export const workspaceRoutes = [
     handle: async ({ deps, user, body }) => {
       requireOperator(user);
       const { workspace, apiKey } = await createWorkspace(deps, user, body);
-      return { status: 201, body: { workspace: toAdminWorkspace(workspace), apiKey } };
+      return { status: 201, body: { workspace: toAdminWorkspace(workspace, 'operator'), apiKey } };
     },
   }),
   route({
     method: 'get',
     path: '/admin/workspaces',
     summary: "The caller's workspaces",
+    description: WEBHOOK_SECRET_NOTE,
     tags,
     auth: 'session',
     responses: { 200: { description: 'Workspaces the caller is a member of (all, for operators).', schema: z.object({ items: z.array(adminWorkspaceSchema) }) } },
-    handle: async ({ deps, user }) => ({ body: { items: (await workspacesOf(deps, user)).map(toAdminWorkspace) } }),
+    handle: async ({ deps, user }) => ({ body: { items: (await workspacesOf(deps, user)).map(({ workspace, role }) => toAdminWorkspace(workspace, role)) } }),
   }),
   route({
     method: 'get',
     path: '/admin/workspaces/:wid',
     summary: 'One workspace',
+    description: WEBHOOK_SECRET_NOTE,
     tags,
     auth: 'member',
     params: workspaceIdParams,
     responses: { 200: { description: 'The workspace.', schema: adminWorkspaceSchema }, 404: 'Not a member, or no such workspace.' },
-    handle: async ({ workspace }) => ({ body: toAdminWorkspace(workspace) }),
+    handle: async ({ workspace, role }) => ({ body: toAdminWorkspace(workspace, role) }),
   }),
   route({
     method: 'patch',
@@ -82,7 +87,7 @@ export const workspaceRoutes = [
     params: workspaceIdParams,
     body: patchWorkspaceBody,
     responses: { 200: { description: 'The updated workspace.', schema: adminWorkspaceSchema }, 400: 'Invalid body.', 403: 'Agents may not change settings.' },
-    handle: async ({ deps, workspace, body }) => ({ body: toAdminWorkspace(await updateWorkspace(deps, workspace, body)) }),
+    handle: async ({ deps, workspace, role, body }) => ({ body: toAdminWorkspace(await updateWorkspace(deps, workspace, body), role) }),
   }),
   route({
     method: 'get',

@@ -2,6 +2,7 @@ import type { Deps } from '../deps.js';
 import { fail, invalid } from '../shared/errors.js';
 import { rotateKey } from '../credentials/credentials.service.js';
 import type { User } from '../auth/auth.service.js';
+import type { Role } from '../shared/roles.js';
 import { membershipStore } from './members.model.js';
 export type { Workspace } from './workspaces.model.js';
 import { workspaceStore, type NewWorkspace, type Workspace, type WorkspacePatch } from './workspaces.model.js';
@@ -37,11 +38,18 @@ export function findWorkspaceBySlug(deps: Deps, slug: string): Promise<Workspace
   return workspaceStore(deps.db).bySlug(slug);
 }
 
-export async function workspacesOf(deps: Deps, user: User): Promise<Workspace[]> {
+/** The caller's workspaces, each with the caller's role in it (`operator` for operators: all of them). */
+export async function workspacesOf(deps: Deps, user: User): Promise<{ workspace: Workspace; role: ViewerRole }[]> {
   const store = workspaceStore(deps.db);
-  if (user.isOperator) return store.all();
-  return store.byIds(await membershipStore(deps.db).workspaceIdsOf(user.id));
+  if (user.isOperator) return (await store.all()).map((workspace) => ({ workspace, role: 'operator' as const }));
+  const members = membershipStore(deps.db);
+  const workspaces = await store.byIds(await members.workspaceIdsOf(user.id));
+  const roles = await Promise.all(workspaces.map((workspace) => members.role(workspace.id, user.id)));
+  // A membership removed between the two reads hides the workspace.
+  return workspaces.flatMap((workspace, index) => (roles[index] ? [{ workspace, role: roles[index] }] : []));
 }
+
+export type ViewerRole = Role | 'operator';
 
 /** The public Workspace object of the spec: free-form JSON exactly as stored. */
 export function toPublicWorkspace(workspace: Workspace) {
@@ -56,14 +64,52 @@ export function toPublicWorkspace(workspace: Workspace) {
   };
 }
 
-export function toAdminWorkspace(workspace: Workspace) {
+/**
+ * The workspace as a team member sees it. The webhook secret is for those who configure the workspace:
+ * owners and operators see `webhookUrl` whole, agents with its secret masked.
+ */
+export function toAdminWorkspace(workspace: Workspace, viewer: ViewerRole) {
   return {
     ...toPublicWorkspace(workspace),
-    webhookUrl: workspace.webhookUrl,
+    webhookUrl: workspace.webhookUrl && viewer === 'agent' ? maskWebhookSecret(workspace.webhookUrl) : workspace.webhookUrl,
     analytics: workspace.analytics,
     createdAt: workspace.createdAt.toISOString(),
     updatedAt: workspace.updatedAt.toISOString(),
   };
+}
+
+const MASK = '***';
+
+/**
+ * Replaces the value of every `secret` query parameter (however its name is percent-encoded or cased)
+ * and any password in the user-info with `***`; the rest of the URL is kept as written.
+ */
+export function maskWebhookSecret(url: string): string {
+  const fragmentAt = url.indexOf('#');
+  const beforeFragment = fragmentAt >= 0 ? url.slice(0, fragmentAt) : url;
+  const fragment = fragmentAt >= 0 ? url.slice(fragmentAt) : '';
+  const queryAt = beforeFragment.indexOf('?');
+  const base = queryAt >= 0 ? beforeFragment.slice(0, queryAt) : beforeFragment;
+  const maskedBase = base.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*:)[^/@]*@/i, `$1${MASK}@`);
+  if (queryAt < 0) return maskedBase + fragment;
+  const query = beforeFragment
+    .slice(queryAt + 1)
+    .split('&')
+    .map((pair) => {
+      const equalsAt = pair.indexOf('=');
+      const rawName = equalsAt >= 0 ? pair.slice(0, equalsAt) : pair;
+      return decodedName(rawName).toLowerCase() === 'secret' ? `${rawName}=${MASK}` : pair;
+    })
+    .join('&');
+  return `${maskedBase}?${query}${fragment}`;
+}
+
+function decodedName(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
+  }
 }
 
 /** Fills a new workspace with a domain's demo content (the demo workspace of `npm start`). */
