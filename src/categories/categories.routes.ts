@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { route, type RouteDef } from '../http/route.js';
+import { SLUG_RULE } from '../shared/slug.js';
 import { categoryParams, categorySchema, createCategoryBody, patchCategoryBody, widParams } from './categories.schemas.js';
 import { createCategory, deleteCategory, listCategories, updateCategory } from './categories.service.js';
 
@@ -23,7 +24,7 @@ export const categoryRoutes: RouteDef[] = [
     method: 'post',
     path: '/admin/workspaces/:wid/categories',
     summary: 'Create a category',
-    description: OWNER_ONLY,
+    description: `${SLUG_RULE} ${OWNER_ONLY}`,
     tags: adminTags,
     auth: 'member',
     role: 'owner',
@@ -36,13 +37,13 @@ export const categoryRoutes: RouteDef[] = [
     method: 'patch',
     path: '/admin/workspaces/:wid/categories/:cid',
     summary: 'Rename a category',
-    description: `Takes effect publicly at once (categories are not drafted). ${OWNER_ONLY}`,
+    description: `Takes effect publicly at once (categories are not drafted). ${SLUG_RULE} ${OWNER_ONLY}`,
     tags: adminTags,
     auth: 'member',
     role: 'owner',
     params: categoryParams,
     body: patchCategoryBody,
-    responses: { 200: { description: 'Updated.', schema: categorySchema }, 404: 'No such category.', 409: 'Slug taken.' },
+    responses: { 200: { description: 'Updated.', schema: categorySchema }, 400: 'Invalid body.', 404: 'No such category.', 409: 'Slug taken.' },
     handle: async ({ deps, workspace, params, body }) => ({ body: await updateCategory(deps, workspace, params.cid, body) }),
   }),
   route({

@@ -1,11 +1,5 @@
 import { z } from 'zod';
-
-/** A URL slug: lowercase letters, digits and single hyphens (categories and posts alike). */
-export const slugSchema = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lowercase letters, digits and single hyphens');
+import { slugSchema } from '../shared/slug.js';
 
 export const categorySchema = z.object({ id: z.string(), slug: z.string(), name: z.string() }).meta({ id: 'Category' });
 

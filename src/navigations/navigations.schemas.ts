@@ -4,7 +4,8 @@ import { jsonObjectSchema, localeSchema } from '../workspaces/workspaces.schemas
 
 /* ------------------------------------------------------------------ external */
 
-export const navigationKeyParams = z.object({ key: z.string().min(1).max(64) });
+/** Not checked here: a segment that cannot be a key answers 404 like an unknown key (`getPublicNavigation`). */
+export const navigationKeyParams = z.object({ key: z.string() });
 
 export const navigationItemTypeSchema = z.enum(['CUSTOM_URL', 'POST', 'HEADING']);
 
@@ -45,6 +46,8 @@ const navigationKeySchema = z
   .min(1)
   .max(64)
   .regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be lowercase letters, digits, hyphens and underscores');
+
+export const isNavigationKey = (key: string): boolean => navigationKeySchema.safeParse(key).success;
 
 export const createNavigationBody = z.object({ key: navigationKeySchema, name: z.string().trim().min(1).max(200) });
 export const patchNavigationBody = z

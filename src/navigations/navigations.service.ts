@@ -5,7 +5,7 @@ import { postTypesByIds } from '../posts/post-types.service.js';
 import { type Workspace } from '../workspaces/workspaces.service.js';
 import { itemTreeIssues, orderTree, toStoredItems } from './item-tree.js';
 import { navigationStore, type Navigation } from './navigations.model.js';
-import type { NavigationItemInput } from './navigations.schemas.js';
+import { isNavigationKey, type NavigationItemInput } from './navigations.schemas.js';
 export type { Navigation, NavigationItem } from './navigations.model.js';
 
 function navigationEvent(event: 'navigation.created' | 'navigation.updated' | 'navigation.deleted' | 'navigation.items.replaced', workspace: Workspace, navigation: Navigation, at: Date) {
@@ -74,7 +74,8 @@ export function toAdminNavigation(navigation: Navigation) {
 
 /** The public navigation: flat items; POST items carry their post with every published translation. */
 export async function getPublicNavigation(deps: Deps, workspace: Workspace, key: string) {
-  const navigation = await navigationStore(deps.db).byKey(workspace.id, key);
+  // A segment no key can have (a NUL, `/`, 5000 characters) is an unknown key, and never reaches the engine.
+  const navigation = isNavigationKey(key) ? await navigationStore(deps.db).byKey(workspace.id, key) : null;
   if (!navigation) throw fail('navigation_not_found', 'No navigation has this key.');
   const postIds = [...new Set(navigation.items.map((item) => item.postId).filter((pid): pid is string => !!pid))];
   const posts = await findPostHeads(deps, workspace.id, postIds);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { route, type RouteDef } from '../http/route.js';
+import { SLUG_RULE } from '../shared/slug.js';
 import { createPostTypeBody, postTypeSchema, widParams } from './posts.schemas.js';
 import { createPostType, listPostTypes } from './post-types.service.js';
 
@@ -22,7 +23,7 @@ export const postTypeRoutes: RouteDef[] = [
     method: 'post',
     path: '/admin/workspaces/:wid/post-types',
     summary: 'Create a post type',
-    description: `\`defaultConfig\` becomes the \`customConfig\` of new posts of the type that bring none. \`jsonLdType\` (e.g. \`Recipe\`) makes the posts' \`jsonLd\` a schema.org object of that type. ${OWNER_ONLY}`,
+    description: `\`defaultConfig\` becomes the \`customConfig\` of new posts of the type that bring none. \`jsonLdType\` (e.g. \`Recipe\`) makes the posts' \`jsonLd\` a schema.org object of that type. ${SLUG_RULE} ${OWNER_ONLY}`,
     tags: adminTags,
     auth: 'member',
     role: 'owner',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { conditionalGet, CONDITIONAL_GET_NOTE, NOT_MODIFIED } from '../http/conditional-get.js';
 import { route, type RouteDef } from '../http/route.js';
 import { categorySchema } from '../categories/categories.schemas.js';
+import { SLUG_RULE } from '../shared/slug.js';
 import {
   adminPostListSchema,
   adminPostSchema,
@@ -35,7 +36,7 @@ export const publicPostRoutes: RouteDef[] = [
     summary: 'Published posts, newest first',
     description: [
       'Only PUBLISHED posts, as of their last publish (draft edits never show). Order: `publishedAt` desc, then `postId` desc (stable across pages).',
-      '`type` defaults to `blog`; `*` means every type; an unknown type gives an empty list. `locale` omitted: every locale.',
+      '`type` defaults to `blog`; `*` means every type; an unknown type gives an empty list; it is NFC-normalized and lowercased like every slug (one that breaks the slug rule is 400). `locale` omitted: every locale.',
       '`page`, `limit`, `force_limit` must be positive integers (else 400). `limit` above 50 is clamped to 50; `force_limit=N` sets the page size to min(N, 1000) and `limit` is then ignored. `pageInfo.limit` is the size used.',
       '`totalPages` is ceil(total / limit) (0 when nothing matches); a page past the end answers 200 with no items, `hasNext` false and `hasPrev` true.',
       '`include=content` inlines `contentHtml` and `contentMarkdown` (otherwise null); any other `include` value is 400.',
@@ -56,6 +57,7 @@ export const publicPostRoutes: RouteDef[] = [
     summary: 'One published post by its slug',
     description: [
       'With `locale`: the slug in that locale only, else 404. Without: the workspace `defaultLocale` first, then the other served locales in the order of `workspace.locales`.',
+      '`:slug` is the percent-decoded path segment, NFC-normalized and lowercased like a stored slug: `/external/posts/caf%C3%A9` and `/external/posts/CAF%C3%89` both find `café`. A segment that cannot be a slug (a control character, over 200 characters, ...) answers 404 `post_not_found` like any unknown slug.',
       '`translations` lists every published locale variant of the post (itself included) in workspace locale order. `locale` and `type` name the variant served.',
       'As in the list, `contentHtml`/`contentMarkdown` are null unless `include=content`. Drafts, unpublished and deleted posts answer 404 exactly as if they never existed.',
       CONDITIONAL_GET_NOTE,
@@ -104,6 +106,7 @@ export const postRoutes: RouteDef[] = [
     description: [
       '`type` defaults to `blog`. `locale` must be one of the workspace locales. `translationOf` joins that post\'s translation group and takes its `canonicalSlug` (a different one is 400; a second post of the same locale in the group is 409 `translation_exists`). Without it a new group starts and `canonicalSlug` defaults to `slug`.',
       '`(locale, slug)` is unique in the workspace, drafts included: 409 `slug_taken`. `customConfig` defaults to the type\'s `defaultConfig`.',
+      SLUG_RULE,
       'Markdown alone renders the HTML (GitHub-flavoured `marked`); given HTML is kept. Either way the HTML is sanitized (`sanitize-html`: no scripts, event handlers or `javascript:` links).',
       OWNER_ONLY,
     ].join('\n\n'),
@@ -129,7 +132,7 @@ export const postRoutes: RouteDef[] = [
     method: 'patch',
     path: '/admin/workspaces/:wid/posts/:pid',
     summary: 'Edit the draft',
-    description: `Changes only the draft: nothing changes publicly until publish. \`type\`, \`locale\` and \`canonicalSlug\` are fixed at creation (unknown fields are 400). New markdown without HTML re-renders the HTML. ${OWNER_ONLY}`,
+    description: `Changes only the draft: nothing changes publicly until publish. \`type\`, \`locale\` and \`canonicalSlug\` are fixed at creation (unknown fields are 400). New markdown without HTML re-renders the HTML. ${SLUG_RULE} ${OWNER_ONLY}`,
     tags: adminTags,
     auth: 'member',
     role: 'owner',

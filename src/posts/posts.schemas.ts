@@ -1,16 +1,14 @@
 import { z } from 'zod';
 import { pageInfoSchema } from '../shared/paging.js';
-import { categorySchema, slugSchema } from '../categories/categories.schemas.js';
+import { slugSchema } from '../shared/slug.js';
+import { categorySchema } from '../categories/categories.schemas.js';
 import { jsonObjectSchema, localeSchema } from '../workspaces/workspaces.schemas.js';
 
 export const MAX_PAGE_SIZE = 50;
 export const MAX_FORCED_PAGE_SIZE = 1000;
 
-export const typeSlugSchema = z
-  .string()
-  .min(1)
-  .max(64)
-  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lowercase letters, digits and single hyphens');
+/** Post types are slugs like any other (the one rule in `shared/slug.ts`). */
+export const typeSlugSchema = slugSchema;
 
 export const objectIdSchema = z.string().regex(/^[0-9a-f]{24}$/i, 'must be an id');
 
@@ -37,7 +35,8 @@ export const singlePostQuery = z.object({
   include: z.literal('content', { message: 'the only supported value is "content"' }).optional(),
 });
 
-export const slugParams = z.object({ slug: z.string().min(1).max(200) });
+/** Not checked here: a segment that cannot be a slug answers 404 like an unknown slug (`getPublicPost`). */
+export const slugParams = z.object({ slug: z.string() });
 
 export const categoriesQuery = z.object({ locale: z.union([z.literal('*'), localeSchema]).optional() });
 

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js';
 import { fail } from '../shared/errors.js';
 import { pageInfoOf } from '../shared/paging.js';
+import { slugFromPath } from '../shared/slug.js';
 import { categoriesByIds, listCategories, type Category } from '../categories/categories.service.js';
 import { type Workspace } from '../workspaces/workspaces.service.js';
 import { postTypesByIds, type PostType } from './post-types.service.js';
@@ -89,8 +90,13 @@ export async function listPublicPosts(
   return { items: await presentPosts(deps, workspace, items, withContent), pageInfo: pageInfoOf(request, total) };
 }
 
-/** `locale` given: that locale only. Omitted: the default locale, then the other locales in workspace order. */
-export async function getPublicPost(deps: Deps, workspace: Workspace, slug: string, query: { locale?: string; include?: 'content' }) {
+/**
+ * `locale` given: that locale only. Omitted: the default locale, then the other locales in workspace order.
+ * The (decoded) segment is normalized like a stored slug; one that cannot be a slug is simply not found.
+ */
+export async function getPublicPost(deps: Deps, workspace: Workspace, segment: string, query: { locale?: string; include?: 'content' }) {
+  const slug = slugFromPath(segment);
+  if (slug === null) throw fail('published_post_not_found');
   const published = publishedPostStore(deps.db);
   const order = query.locale ? [query.locale] : [workspace.defaultLocale, ...workspace.locales.filter((l) => l !== workspace.defaultLocale)];
   const candidates = await published.bySlugIn(workspace.id, order, slug);
