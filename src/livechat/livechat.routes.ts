@@ -105,8 +105,9 @@ export const liveChatRoutes: RouteDef[] = [
     path: '/external/live-chat/conversations/:token/messages',
     summary: 'Visitor sends a message (conversation token)',
     description:
-      'The token in the path is the credential. `body` is plain text (1 to 2000 chars); markup is removed and a body with no ' +
-      'text left is 400. `visitorName` (at most 120) and `visitorEmail` (valid, at most 200) only fill values not known yet ' +
+      'The token in the path is the credential. `body` is plain text (1 to 2000 chars, not only whitespace), stored and returned ' +
+      'exactly as sent: nothing is stripped or rewritten (`<b>hi</b>` stays `<b>hi</b>`) and every client renders it as text. ' +
+      '`visitorName` (at most 120, not only whitespace, kept as sent) and `visitorEmail` (valid, at most 200) only fill values not known yet ' +
       `(from verified identity or an earlier message); they never overwrite. Flood guard: more than ${FLOOD_LIMIT} messages per ` +
       'minute per conversation answer 409 `flood_limited` (fixed one-minute window counted atomically and shared by all nodes ' +
       'through Redis; refused attempts count too). A conversation closed by the team answers 409 `conversation_closed`. ' +
@@ -117,7 +118,7 @@ export const liveChatRoutes: RouteDef[] = [
     body: visitorMessageBody,
     responses: {
       201: { description: 'The stored message (`sender` VISITOR).', schema: chatMessageSchema },
-      400: 'Empty, non-string or oversize body; invalid visitorName/visitorEmail.',
+      400: 'Empty, whitespace-only, non-string or oversize body; invalid visitorName/visitorEmail.',
       404: 'Unknown token (`conversation_not_found`).',
       409: '`flood_limited` or `conversation_closed`.',
     },
@@ -130,7 +131,7 @@ export const liveChatRoutes: RouteDef[] = [
     description:
       `Only messages newer than \`after\` (all when omitted), oldest first, senders VISITOR and AGENT, with the conversation ` +
       `\`status\` (OPEN or CLOSED). ${CURSOR_RULE} Fetching marks the returned team (AGENT) messages read. Bodies are plain text, ` +
-      'never HTML. A malformed `after` is 400.',
+      'never HTML, returned exactly as they were sent. A malformed `after` is 400.',
     tags: external,
     auth: 'conversationToken',
     params: tokenParams,
@@ -232,7 +233,7 @@ export const liveChatRoutes: RouteDef[] = [
     path: '/admin/workspaces/:wid/conversations/:cid/messages',
     summary: 'Reply as the team (AGENT message)',
     description:
-      'Plain text (1 to 2000 chars, markup removed). Stored, then pushed at once as `message.created` to the visitor\'s ' +
+      'Plain text (1 to 2000 chars, not only whitespace), stored exactly as sent (never rewritten). Stored, then pushed at once as `message.created` to the visitor\'s ' +
       '`/widget` sockets and the `/agent` consoles on every node. No flood guard applies to the team. A CLOSED conversation is 409.',
     tags: admin,
     auth: 'member',
@@ -240,7 +241,7 @@ export const liveChatRoutes: RouteDef[] = [
     body: agentMessageBody,
     responses: {
       201: { description: 'The stored message (`sender` AGENT).', schema: chatMessageSchema },
-      400: 'Empty or oversize body.',
+      400: 'Empty, whitespace-only or oversize body.',
       404: '`conversation_not_found`.',
       409: '`conversation_closed`.',
     },

@@ -71,7 +71,7 @@ export const chatMessageSchema = z
   .object({
     id: z.string(),
     sender: z.enum(['VISITOR', 'AGENT']),
-    body: z.string().describe('Plain text, never HTML.'),
+    body: z.string().describe('Plain text, never HTML: exactly as sent, character for character; clients render it as text.'),
     createdAt: z.string().describe('ISO 8601 UTC with milliseconds; strictly increasing within a conversation.'),
   })
   .meta({ id: 'ChatMessage' });
@@ -133,7 +133,12 @@ export const tokenParams = z.object({ token: z.string().min(1) });
 
 export const visitorMessageBody = z.object({
   body: z.string().max(2000),
-  visitorName: z.string().trim().min(1).max(120).optional(),
+  // Kept exactly as sent, like bodies; a name of nothing but whitespace is refused.
+  visitorName: z
+    .string()
+    .max(120)
+    .refine((name) => name.trim() !== '', 'must contain text')
+    .optional(),
   visitorEmail: z.email().max(200).optional(),
 });
 export type VisitorMessageBody = z.infer<typeof visitorMessageBody>;

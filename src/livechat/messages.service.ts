@@ -1,4 +1,3 @@
-import sanitizeHtml from 'sanitize-html';
 import type { Deps } from '../deps.js';
 import { isDuplicateKeyError } from '../db/mongo.js';
 import { fail, invalid } from '../shared/errors.js';
@@ -17,24 +16,11 @@ export const MESSAGES_PAGE = 500;
 /** How long an append keeps retrying while other writers of the same conversation win the race. */
 const APPEND_PATIENCE_MS = 5_000;
 
-const ENTITIES: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&amp;': '&', '&quot;': '"' };
-
 /**
- * Message bodies are plain text: markup is removed (tags dropped, script and style content dropped, the
- * text kept), so no body ever carries HTML. Repeated until stable so that escaped markup cannot survive.
+ * Bodies are text and kept exactly as sent, character for character (`<b>hi</b>` stays `<b>hi</b>`): every
+ * client renders them as text, so rewriting them here would only lose what the person wrote.
  */
-export function plainText(input: string): string {
-  let text = input;
-  for (let round = 0; round < 3; round += 1) {
-    const next = sanitizeHtml(text, { allowedTags: [], allowedAttributes: {} }).replace(/&(lt|gt|amp|quot);/g, (entity) => ENTITIES[entity]);
-    if (next === text) break;
-    text = next;
-  }
-  return text;
-}
-
-function cleanBody(raw: string): string {
-  const body = plainText(raw);
+function checkedBody(body: string): string {
   if (!body.trim()) throw invalid([{ path: 'body', message: 'must contain text' }]);
   return body;
 }
@@ -116,7 +102,7 @@ async function readMessages(deps: Deps, conversation: Conversation, after: strin
 export async function postVisitorMessage(deps: Deps, token: string, input: VisitorMessageBody): Promise<ChatMessage> {
   const conversation = await conversationByToken(deps, token);
   if (conversation.status !== 'OPEN') throw closedError();
-  const body = cleanBody(input.body);
+  const body = checkedBody(input.body);
   // Counted atomically (Redis INCR when configured, so every node shares the count); attempts over the
   // limit count too, so a client hammering the endpoint stays limited until the window ends.
   const { count } = await deps.counters.hit(`chat-flood:${conversation.id}`, FLOOD_WINDOW_MS);
@@ -156,5 +142,5 @@ export async function agentMessages(deps: Deps, workspaceId: string, conversatio
 export async function postAgentMessage(deps: Deps, workspaceId: string, conversationId: string, userId: string, rawBody: string): Promise<ChatMessage> {
   const conversation = await conversationOf(deps, workspaceId, conversationId);
   if (conversation.status !== 'OPEN') throw closedError();
-  return appendMessage(deps, conversation, { sender: 'AGENT', body: cleanBody(rawBody), authorUserId: userId });
+  return appendMessage(deps, conversation, { sender: 'AGENT', body: checkedBody(rawBody), authorUserId: userId });
 }

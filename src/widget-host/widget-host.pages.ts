@@ -163,7 +163,7 @@ textarea,input,select{font:inherit;padding:6px}textarea{flex:1}#error{color:#b42
   }
   $('reply').onsubmit = function (e) {
     e.preventDefault(); error('');
-    var body = $('body').value.trim(); if (!body) { return; }
+    var body = $('body').value; if (!body.trim()) { return; }
     api('POST', '/admin/workspaces/' + state.wid + '/conversations/' + state.cid + '/messages', { body: body }).then(function (m) {
       $('body').value = ''; addMessages([m && m.message ? m.message : m]);
     }).catch(function (err) { error(err.message); });

@@ -282,8 +282,9 @@ export class ChatUi {
   }
 
   private async submit(): Promise<void> {
-    const text = this.input.value.trim();
-    if (!text || this.sending) return;
+    // Sent exactly as typed (the server keeps bodies verbatim); only an all-blank text is not sent.
+    const text = this.input.value;
+    if (!text.trim() || this.sending) return;
     this.sending = true;
     this.sendButton.disabled = true;
     try {
