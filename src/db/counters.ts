@@ -14,6 +14,12 @@ export interface WindowCount {
  */
 export interface Counters {
   hit(key: string, windowMs: number): Promise<WindowCount>;
+  /**
+   * Like `hit`, for limits that must hold across all nodes: never counted in one node's memory while a
+   * configured Redis is unreachable (null then), because per-node counts would multiply the limit by the
+   * number of nodes. Without Redis configured this process is the only node and counts as `hit` does.
+   */
+  strictHit(key: string, windowMs: number): Promise<WindowCount | null>;
   /** The count of the current window without adding to it (0 when none is open). */
   peek(key: string): Promise<number>;
   reset(key: string): Promise<void>;
@@ -39,6 +45,21 @@ export class RedisCounters implements Counters {
       return this.fallback.hit(key, windowMs);
     }
     this.degraded = false;
+    return this.redisHit(key, windowMs);
+  }
+
+  async strictHit(key: string, windowMs: number): Promise<WindowCount | null> {
+    if (!this.redis.isReady) return null;
+    try {
+      return await this.redisHit(key, windowMs);
+    } catch (error) {
+      // The connection dropped under the command: treated like no connection at all.
+      this.logger.warn({ err: error, key }, 'redis unavailable: a shared count could not be taken');
+      return null;
+    }
+  }
+
+  private async redisHit(key: string, windowMs: number): Promise<WindowCount> {
     const fullKey = `hearth:counter:${key}`;
     const [count, , ttl] = (await this.redis
       .multi()
@@ -75,6 +96,10 @@ export class MemoryCounters implements Counters {
     }
     window.count += 1;
     return { count: window.count, resetInMs: window.endsAt - now };
+  }
+
+  strictHit(key: string, windowMs: number): Promise<WindowCount> {
+    return this.hit(key, windowMs);
   }
 
   async peek(key: string): Promise<number> {

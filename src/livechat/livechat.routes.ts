@@ -23,7 +23,7 @@ import {
 } from './livechat.schemas.js';
 import { startConversation } from './conversations.service.js';
 import { closeConversation, getConversation, listConversations } from './inbox.service.js';
-import { FLOOD_LIMIT, MESSAGES_PAGE, agentMessages, postAgentMessage, postVisitorMessage, visitorMessages } from './messages.service.js';
+import { FLOOD_GUARD_RETRY_AFTER_SECONDS, FLOOD_LIMIT, MESSAGES_PAGE, agentMessages, postAgentMessage, postVisitorMessage, visitorMessages } from './messages.service.js';
 import { bootstrap, getSettings, putSettings, rotatePublishableKey, widgetConfig } from './settings.service.js';
 
 const external = ['External: live chat'];
@@ -110,7 +110,10 @@ export const liveChatRoutes: RouteDef[] = [
       '`visitorName` (at most 120, not only whitespace, kept as sent) and `visitorEmail` (valid, at most 200) only fill values not known yet ' +
       `(from verified identity or an earlier message); they never overwrite. Flood guard: more than ${FLOOD_LIMIT} messages per ` +
       'minute per conversation answer 409 `flood_limited` (fixed one-minute window counted atomically and shared by all nodes ' +
-      'through Redis; refused attempts count too). A conversation closed by the team answers 409 `conversation_closed`. ' +
+      'through Redis; refused attempts count too). The bound is global and fails closed: while the configured Redis is ' +
+      `unreachable, posts answer 503 \`flood_guard_unavailable\` with \`Retry-After: ${FLOOD_GUARD_RETRY_AFTER_SECONDS}\` instead of being ` +
+      'counted per node (which would multiply the limit by the number of nodes); a single node without `REDIS_URL` counts in ' +
+      'its own memory. A conversation closed by the team answers 409 `conversation_closed`. ' +
       'The message is pushed to agent consoles as `message.created`.',
     tags: external,
     auth: 'conversationToken',
@@ -121,6 +124,7 @@ export const liveChatRoutes: RouteDef[] = [
       400: 'Empty, whitespace-only, non-string or oversize body; invalid visitorName/visitorEmail.',
       404: 'Unknown token (`conversation_not_found`).',
       409: '`flood_limited` or `conversation_closed`.',
+      503: '`flood_guard_unavailable` (Redis configured but unreachable), with `Retry-After`.',
     },
     handle: async ({ deps, params, body }) => ({ status: 201, body: await postVisitorMessage(deps, params.token, body) }),
   }),

@@ -11,6 +11,8 @@ import { push } from './livechat.socket.js';
 /** Flood guard: more than this many visitor messages per conversation per minute are refused (`flood_limited`). */
 export const FLOOD_LIMIT = 20;
 const FLOOD_WINDOW_MS = 60_000;
+/** Retry-After while the shared flood count is unavailable: about the longest Redis reconnect backoff. */
+export const FLOOD_GUARD_RETRY_AFTER_SECONDS = 5;
 /** Largest page of a messages poll; a client continues with `after` = the last `createdAt`. */
 export const MESSAGES_PAGE = 500;
 /** How long an append keeps retrying while other writers of the same conversation win the race. */
@@ -104,8 +106,12 @@ export async function postVisitorMessage(deps: Deps, token: string, input: Visit
   if (conversation.status !== 'OPEN') throw closedError();
   const body = checkedBody(input.body);
   // Counted atomically (Redis INCR when configured, so every node shares the count); attempts over the
-  // limit count too, so a client hammering the endpoint stays limited until the window ends.
-  const { count } = await deps.counters.hit(`chat-flood:${conversation.id}`, FLOOD_WINDOW_MS);
+  // limit count too, so a client hammering the endpoint stays limited until the window ends. While the
+  // configured Redis is away the post is refused rather than counted per node, which would let a visitor
+  // send the limit once per node.
+  const counted = await deps.counters.strictHit(`chat-flood:${conversation.id}`, FLOOD_WINDOW_MS);
+  if (!counted) throw fail('flood_guard_unavailable', undefined, { retryAfterSeconds: FLOOD_GUARD_RETRY_AFTER_SECONDS });
+  const { count } = counted;
   if (count > FLOOD_LIMIT) throw fail('flood_limited', `More than ${FLOOD_LIMIT} messages per minute in this conversation; wait a moment.`);
   const message = await appendMessage(deps, conversation, { sender: 'VISITOR', body, authorUserId: null });
   // visitorName / visitorEmail only fill values not known yet (verified identity or an earlier message).

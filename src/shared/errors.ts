@@ -85,6 +85,7 @@ export const ERRORS = {
   conversation_closed: { status: 409, message: 'The team closed this conversation; start a new one.' },
   flood_limited: { status: 409, message: 'Too many messages per minute in this conversation; wait a moment.' },
   conversation_busy: { status: 503, message: 'The conversation is busy; retry shortly.' },
+  flood_guard_unavailable: { status: 503, message: 'Messages cannot be counted against the flood limit right now; retry shortly.' },
 
   // Webhooks
   delivery_not_found: { status: 404, message: 'No such webhook delivery in this workspace.' },

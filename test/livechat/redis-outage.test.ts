@@ -36,9 +36,11 @@ test('with Redis down the node keeps serving its own sockets, says so in the log
     await eventually(async () => (await request(node.url, '/readyz')).status === 503);
     expect((await request(node.url, '/readyz')).body.redis).toBe('down');
 
-    // Visitor traffic and agent replies on this node still work, and the reply is pushed at once.
+    // Agent replies on this node still work, and the reply is pushed at once. Visitor posts fail closed
+    // until the shared flood count is back (test/livechat/flood-outage.test.ts).
     const sent = await request(node.url, `/external/live-chat/conversations/${token}/messages`, { body: { body: 'still there?' } });
-    expect(sent.status).toBe(201);
+    expect(sent.status).toBe(503);
+    expect(sent.body.code).toBe('flood_guard_unavailable');
     expect((await reply('yes, on this node')).status).toBe(201);
     await eventually(() => pushed.some((event) => event.message.body === 'yes, on this node'));
     expect(logLines.join('\n')).toMatch(/redis/i);
