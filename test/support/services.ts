@@ -64,10 +64,30 @@ async function privatePostgresDatabase(): Promise<{ url: string; drop(): void } 
   if (!(await portOpen(POSTGRES.host, POSTGRES.port))) return null;
   const name = `hearth_test_${Date.now().toString(36)}_${process.pid}`;
   const psql = (sql: string) =>
-    spawnSync('psql', ['-h', POSTGRES.host, '-p', String(POSTGRES.port), '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qc', sql], { encoding: 'utf8' });
+    spawnSync('psql', ['-h', POSTGRES.host, '-p', String(POSTGRES.port), '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-Atqc', sql], { encoding: 'utf8' });
+  dropAbandoned(psql);
   const created = psql(`CREATE DATABASE ${name}`);
   if (created.error || created.status !== 0) return null;
   return { url: `postgres://postgres@${POSTGRES.host}:${POSTGRES.port}/${name}`, drop: () => void psql(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Databases of earlier runs that were killed before their teardown (the name ends with the run's pid). */
+function dropAbandoned(psql: (sql: string) => { stdout: string; status: number | null }): void {
+  const listed = psql("SELECT datname FROM pg_database WHERE datname LIKE 'hearth\\_test\\_%'");
+  if (listed.status !== 0) return;
+  for (const name of listed.stdout.split('\n').filter(Boolean)) {
+    const pid = Number(/_(\d+)$/.exec(name)?.[1]);
+    if (pid && !processAlive(pid)) psql(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  }
 }
 
 /** A private FerretDB in a temporary directory (on a private PostgreSQL database when one can be made). */
