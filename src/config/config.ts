@@ -20,6 +20,12 @@ const configSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool.default(false),
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(10_000),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
+  /** First attempts of one workspace in flight at once (started in event order). */
+  WEBHOOK_CONCURRENCY_PER_WORKSPACE: z.coerce.number().int().min(1).max(64).default(8),
+  /** Finished deliveries older than this are pruned. */
+  WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
+  /** Finished deliveries kept per workspace (the newest); older ones are pruned. */
+  WEBHOOK_DELIVERY_MAX_PER_WORKSPACE: z.coerce.number().int().min(1).default(10_000),
   /** First wait before an outbox mail is retried after an SMTP failure; later waits double (capped at 1 h). */
   EMAIL_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),

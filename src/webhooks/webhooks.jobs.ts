@@ -1,12 +1,17 @@
 import type { Job } from 'agenda';
 import type { Deps } from '../deps.js';
-import { DISPATCH_JOB, RETRY_JOB, dispatchWorkspace, leaseTtl, recordEvent, recoverDeliveries, retryDelivery } from './webhooks.service.js';
+import { dispatchWorkspace, recordEvent } from './webhooks.dispatch.js';
+import { DISPATCH_JOB, PRUNE_JOB, RETRY_JOB, leaseTtl, pruneDeliveries, recoverDeliveries, retryDelivery } from './webhooks.service.js';
+
+/** How often finished deliveries past the retention limits are deleted. */
+const PRUNE_EVERY = '1 hour';
 
 /**
  * Webhook jobs. `webhooks.dispatch` (one per workspace; the persisted safety net behind the in-process
  * dispatch of worker nodes, and the only path on API-only nodes) makes first attempts in event order;
  * `webhooks.retry` (one per delivery) makes the retries and moves itself to the next retry time, which
- * Agenda stores together with the run's completion.
+ * Agenda stores together with the run's completion; `webhooks.prune` (one, every hour) deletes finished
+ * deliveries older than `WEBHOOK_DELIVERY_RETENTION_DAYS` or beyond `WEBHOOK_DELIVERY_MAX_PER_WORKSPACE`.
  */
 export function registerWebhookJobs(deps: Deps): { recover(): Promise<void> } {
   const ttl = leaseTtl(deps);
@@ -41,6 +46,15 @@ export function registerWebhookJobs(deps: Deps): { recover(): Promise<void> } {
     { lockLifetime: ttl + 2_000, removeOnComplete: true, concurrency: 10 },
   );
 
+  deps.jobs.agenda.define(
+    PRUNE_JOB,
+    async () => {
+      const pruned = await pruneDeliveries(deps);
+      if (pruned.byAge || pruned.byCount) deps.logger.info(pruned, 'webhooks: old deliveries pruned');
+    },
+    { lockLifetime: 10 * 60_000, removeOnComplete: false, concurrency: 1 },
+  );
+
   deps.events.subscribe(async (event) => {
     await recordEvent(deps, event);
   });
@@ -49,6 +63,7 @@ export function registerWebhookJobs(deps: Deps): { recover(): Promise<void> } {
     async recover() {
       const count = await recoverDeliveries(deps);
       if (count) deps.logger.info({ count }, 'webhooks: unfinished deliveries re-enqueued');
+      await deps.jobs.agenda.every(PRUNE_EVERY, PRUNE_JOB);
     },
   };
 }

@@ -5,9 +5,9 @@ import { tenantScope } from '../db/tenant-store.js';
 import { isObjectIdHex } from '../shared/ids.js';
 
 /**
- * `pending`: first attempt not made yet (first attempts go out in event order per workspace);
- * `scheduled`: waiting for a retry at `nextAttemptAt`; `delivered`; `failed` (final: not retryable or
- * out of attempts, `finalReason` says which).
+ * `pending`: first attempt not made yet (kept in the small `webhook_pending` collection until that attempt
+ * is recorded); `scheduled`: waiting for a retry at `nextAttemptAt`; `delivered`; `failed` (final: not
+ * retryable or out of attempts, `finalReason` says which).
  */
 export type DeliveryState = 'pending' | 'scheduled' | 'delivered' | 'failed';
 export type AttemptOutcome = 'delivered' | 'retry' | 'rejected' | 'exhausted' | 'refused';
@@ -28,7 +28,10 @@ export interface Delivery {
   webhookId: string;
   /** The event's payload fields; `at` is added at sending time. */
   payload: Record<string, unknown>;
+  /** The target with its `secret` parameter masked: what the admin API and the logs may show. */
   url: string;
+  /** The real target, sealed with the key-encryption secret; null on records of earlier versions (whose `url` is the real one). */
+  sealedUrl: string | null;
   state: DeliveryState;
   attempts: DeliveryAttempt[];
   nextAttemptAt: Date | null;
@@ -36,6 +39,8 @@ export interface Delivery {
   redeliveryOf: string | null;
   createdAt: Date;
   updatedAt: Date;
+  /** Pending deliveries only: the group recorded together, whose pending entries are removed together. */
+  batch?: string;
 }
 
 interface DeliveryDoc {
@@ -45,6 +50,7 @@ interface DeliveryDoc {
   webhookId: string;
   payloadJson: string;
   url: string;
+  sealedUrl?: string | null;
   state: DeliveryState;
   attempts: DeliveryAttempt[];
   nextAttemptAt: Date | null;
@@ -53,6 +59,9 @@ interface DeliveryDoc {
   createdAt: Date;
   updatedAt: Date;
 }
+
+/** A delivery waiting for its first attempt: everything that attempt needs, so dispatch reads nothing else. */
+type PendingDoc = Omit<DeliveryDoc, 'state' | 'attempts' | 'nextAttemptAt' | 'finalReason'> & { batch: string };
 
 const attemptSchema = new Schema<DeliveryAttempt>(
   { number: Number, at: Date, statusCode: { type: Number, default: null }, durationMs: Number, error: { type: String, default: null }, outcome: String },
@@ -66,6 +75,7 @@ const deliverySchema = new Schema<DeliveryDoc>(
     webhookId: { type: String, required: true },
     payloadJson: { type: String, required: true },
     url: { type: String, required: true },
+    sealedUrl: { type: String, default: null },
     state: { type: String, required: true },
     attempts: { type: [attemptSchema], default: [] },
     nextAttemptAt: { type: Date, default: null },
@@ -74,11 +84,33 @@ const deliverySchema = new Schema<DeliveryDoc>(
   },
   { timestamps: true, collection: 'webhook_deliveries' },
 );
-// Dispatcher: the oldest `pending` delivery of one workspace (event order); admin list: newest first.
-deliverySchema.index({ workspaceId: 1, state: 1, _id: 1 });
+// Admin list: newest first.
 deliverySchema.index({ workspaceId: 1, _id: -1 });
-// Worker boot: deliveries left `pending` or `scheduled` by a previous run.
+// Worker boot: deliveries left `scheduled` (or `pending`, by versions before the pending collection).
 deliverySchema.index({ state: 1 });
+// Pruning by age.
+deliverySchema.index({ createdAt: 1 });
+
+const pendingSchema = new Schema<PendingDoc>(
+  {
+    workspaceId: { type: Schema.Types.ObjectId, required: true },
+    event: String,
+    webhookId: String,
+    payloadJson: String,
+    url: String,
+    sealedUrl: { type: String, default: null },
+    redeliveryOf: { type: String, default: null },
+    batch: String,
+    createdAt: Date,
+    updatedAt: Date,
+  },
+  { collection: 'webhook_pending', versionKey: false },
+);
+// Dispatcher: the workspace's pending deliveries (equality filters are the ones FerretDB pushes down).
+// The collection only holds deliveries whose first attempt is not recorded yet, so it stays small.
+pendingSchema.index({ workspaceId: 1 });
+// Completion: one delete per recorded group.
+pendingSchema.index({ batch: 1 });
 
 interface LeaseDoc {
   _id: string;
@@ -88,6 +120,7 @@ interface LeaseDoc {
 const leaseSchema = new Schema<LeaseDoc>({ _id: { type: String }, holder: String, until: Date }, { collection: 'webhook_dispatch_leases', versionKey: false });
 
 const Deliveries = defineModel('WebhookDelivery', deliverySchema);
+const Pending = defineModel('WebhookPending', pendingSchema);
 const Leases = defineModel('WebhookDispatchLease', leaseSchema);
 
 function toDelivery(doc: DeliveryDoc): Delivery {
@@ -98,6 +131,7 @@ function toDelivery(doc: DeliveryDoc): Delivery {
     webhookId: doc.webhookId,
     payload: loadJson<Record<string, unknown>>(doc.payloadJson) ?? {},
     url: doc.url,
+    sealedUrl: doc.sealedUrl ?? null,
     state: doc.state,
     attempts: (doc.attempts ?? []).map((a) => ({ number: a.number, at: a.at, statusCode: a.statusCode ?? null, durationMs: a.durationMs, error: a.error ?? null, outcome: a.outcome })),
     nextAttemptAt: doc.nextAttemptAt ?? null,
@@ -108,34 +142,74 @@ function toDelivery(doc: DeliveryDoc): Delivery {
   };
 }
 
-export interface NewDelivery {
-  event: string;
-  webhookId: string;
-  payload: Record<string, unknown>;
-  url: string;
-  state: DeliveryState;
-  nextAttemptAt?: Date | null;
-  redeliveryOf?: string | null;
+const pendingToDelivery = (doc: PendingDoc): Delivery => ({ ...toDelivery({ ...doc, state: 'pending', attempts: [], nextAttemptAt: null, finalReason: null }), batch: doc.batch ?? doc._id.toHexString() });
+
+function toDoc(delivery: Delivery): DeliveryDoc {
+  return {
+    _id: new Types.ObjectId(delivery.id),
+    workspaceId: new Types.ObjectId(delivery.workspaceId),
+    event: delivery.event,
+    webhookId: delivery.webhookId,
+    payloadJson: storeJson(delivery.payload) ?? '{}',
+    url: delivery.url,
+    sealedUrl: delivery.sealedUrl,
+    state: delivery.state,
+    attempts: delivery.attempts,
+    nextAttemptAt: delivery.nextAttemptAt,
+    finalReason: delivery.finalReason,
+    redeliveryOf: delivery.redeliveryOf,
+    createdAt: delivery.createdAt,
+    updatedAt: delivery.updatedAt,
+  };
 }
+
+function pendingDoc(delivery: Delivery): PendingDoc {
+  const { state: _s, attempts: _a, nextAttemptAt: _n, finalReason: _f, ...rest } = toDoc(delivery);
+  return { ...rest, batch: delivery.batch ?? delivery.id };
+}
+
+const byId = (a: Delivery, b: Delivery) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+const FINISHED: DeliveryState[] = ['delivered', 'failed'];
 
 export function deliveryStore(db: Connection) {
   const model = Deliveries(db);
+  const pending = Pending(db);
   const tenant = tenantScope(model);
+  const pendingTenant = tenantScope(pending);
   return {
-    async create(workspaceId: string, input: NewDelivery): Promise<Delivery> {
-      const { payload, ...rest } = input;
-      const [doc] = await model.insertMany([
-        {
-          ...rest,
-          workspaceId: new Types.ObjectId(workspaceId),
-          payloadJson: storeJson(payload) ?? '{}',
-          attempts: [],
-          finalReason: null,
-          nextAttemptAt: rest.nextAttemptAt ?? null,
-          redeliveryOf: rest.redeliveryOf ?? null,
-        },
-      ]);
-      return toDelivery(doc.toObject() as DeliveryDoc);
+    /** A delivery with its first attempt to come: one insert into the pending collection. */
+    async addPending(deliveries: Delivery[]): Promise<void> {
+      if (deliveries.length) await pending.collection.insertMany(deliveries.map(pendingDoc), { ordered: false });
+    },
+    /** A delivery stored whole (a redelivery, scheduled at once). */
+    async create(delivery: Delivery): Promise<void> {
+      await model.collection.insertOne(toDoc(delivery));
+    },
+    /**
+     * Group commit of first attempts: the finished records go in with one insert, then leave the pending
+     * collection with one delete. A record already there (a crash between the two) is left as it is.
+     */
+    async completeFirstAttempts(deliveries: Delivery[]): Promise<void> {
+      if (!deliveries.length) return;
+      await nullOnDuplicate(() => model.collection.insertMany(deliveries.map(toDoc), { ordered: false }));
+    },
+    /** Pending entries leave by group: an equality delete, cheap on every engine. */
+    async removePendingBatch(batch: string): Promise<void> {
+      await pending.collection.deleteMany({ batch });
+    },
+    /** All the workspace's pending deliveries, in event order. */
+    async pending(workspaceId: string): Promise<Delivery[]> {
+      const docs = await pendingTenant.find(workspaceId);
+      return docs.map(pendingToDelivery).sort(byId);
+    },
+    async hasPending(workspaceId: string): Promise<boolean> {
+      return (await pendingTenant.find(workspaceId, {}, { limit: 1 })).length > 0;
+    },
+    /** Workspaces with pending deliveries (worker boot). */
+    async workspacesWithPending(): Promise<string[]> {
+      const ids = (await pending.distinct('workspaceId')) as Types.ObjectId[];
+      return ids.map((id) => id.toHexString());
     },
     /** The retry job's read: the job carries only the delivery id, whatever its workspace. */
     async byId(id: string): Promise<Delivery | null> {
@@ -145,27 +219,56 @@ export function deliveryStore(db: Connection) {
     },
     async inWorkspace(workspaceId: string, id: string): Promise<Delivery | null> {
       const doc = await tenant.byId(workspaceId, id);
-      return doc ? toDelivery(doc) : null;
+      if (doc) return toDelivery(doc);
+      const waiting = await pendingTenant.byId(workspaceId, id);
+      return waiting ? pendingToDelivery(waiting) : null;
     },
-    /** The oldest `pending` deliveries of the workspace, in event order. */
-    async pending(workspaceId: string, limit: number): Promise<Delivery[]> {
-      const docs = await tenant.find(workspaceId, { state: 'pending' }, { sort: { _id: 1 }, limit });
-      return docs.map(toDelivery);
-    },
-    /** Newest first, `limit` deliveries older than the delivery `before` (when given). */
+    /** Newest first, `limit` deliveries older than the delivery `before` (when given), pending ones included. */
     async list(workspaceId: string, options: { limit: number; before?: string }): Promise<Delivery[]> {
       const filter = options.before ? { _id: { $lt: new Types.ObjectId(options.before) } } : {};
-      const docs = await tenant.find(workspaceId, filter, { sort: { _id: -1 }, limit: options.limit });
-      return docs.map(toDelivery);
+      const [done, waiting] = await Promise.all([
+        tenant.find(workspaceId, filter, { sort: { _id: -1 }, limit: options.limit }),
+        pendingTenant.find(workspaceId, filter, { sort: { _id: -1 }, limit: options.limit }),
+      ]);
+      const byId = new Map<string, Delivery>();
+      for (const doc of waiting) byId.set(doc._id.toHexString(), pendingToDelivery(doc));
+      // A record in both places is one whose pending entry was not removed yet: the record wins.
+      for (const doc of done) byId.set(doc._id.toHexString(), toDelivery(doc));
+      return [...byId.values()].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).slice(0, options.limit);
     },
-    /** Worker boot, across workspaces: deliveries a previous run left unfinished. */
+    /** Worker boot, across workspaces: deliveries a previous run left unfinished in the record collection. */
     async unfinished(): Promise<Delivery[]> {
       const docs = await model.find({ state: { $in: ['pending', 'scheduled'] } }).sort({ _id: 1 }).limit(50_000).lean<DeliveryDoc[]>();
       return docs.map(toDelivery);
     },
+    /** Records of earlier versions still `pending` move to the pending collection (their dispatch reads only there). */
+    async movePending(deliveries: Delivery[]): Promise<void> {
+      for (const delivery of deliveries) {
+        await nullOnDuplicate(() => pending.collection.insertOne(pendingDoc(delivery)));
+        await model.collection.deleteOne({ _id: new Types.ObjectId(delivery.id), state: 'pending' });
+      }
+    },
     /** Written by the attempt that read the delivery by its id; the id alone identifies it. */
     async recordAttempt(id: string, attempt: DeliveryAttempt, next: { state: DeliveryState; nextAttemptAt: Date | null; finalReason: string | null }): Promise<void> {
       await model.updateOne({ _id: id }, { $push: { attempts: attempt }, $set: next });
+    },
+    /** Finished deliveries created before `cutoff`, all workspaces. */
+    async pruneOlderThan(cutoff: Date): Promise<number> {
+      const result = await model.collection.deleteMany({ createdAt: { $lt: cutoff }, state: { $in: FINISHED } });
+      return result.deletedCount;
+    },
+    /** Per workspace, finished deliveries beyond the newest `max` deliveries. */
+    async pruneBeyond(max: number): Promise<number> {
+      const counts = await model.aggregate<{ _id: Types.ObjectId; n: number }>([{ $group: { _id: '$workspaceId', n: { $sum: 1 } } }]);
+      let deleted = 0;
+      for (const { _id: workspaceId, n } of counts) {
+        if (n <= max) continue;
+        const [boundary] = await model.find({ workspaceId }, { _id: 1 }).sort({ _id: -1 }).skip(max).limit(1).lean<{ _id: Types.ObjectId }[]>();
+        if (!boundary) continue;
+        const result = await model.collection.deleteMany({ workspaceId, _id: { $lte: boundary._id }, state: { $in: FINISHED } });
+        deleted += result.deletedCount;
+      }
+      return deleted;
     },
   };
 }
@@ -202,3 +305,6 @@ export function leaseStore(db: Connection) {
     },
   };
 }
+
+/** A delivery id, made when the event is recorded: its order is the event order of the workspace. */
+export const newDeliveryId = (): string => new Types.ObjectId().toHexString();

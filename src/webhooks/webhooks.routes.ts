@@ -11,8 +11,13 @@ export const webhooksRoutes: RouteDef[] = [
     path: '/admin/workspaces/:wid/webhook-deliveries',
     summary: 'Webhook deliveries, newest first (owners)',
     description:
-      'One delivery per event sent while the workspace had a `webhookUrl` (no URL, no delivery). States: `pending` (first attempt not made yet; ' +
-      "first attempts go out in event order per workspace), `scheduled` (a retry is due at `nextAttemptAt`), `delivered` (any 2xx), `failed`. " +
+      'One delivery per event sent while the workspace had a `webhookUrl` (no URL, no delivery), stored before the publishing request answers. ' +
+      'States: `pending` (first attempt not made yet), `scheduled` (a retry is due at `nextAttemptAt`), `delivered` (any 2xx), `failed`. ' +
+      'Ordering: first attempts of one workspace are *started* in event order, with up to `WEBHOOK_CONCURRENCY_PER_WORKSPACE` (default 8) in flight at once, ' +
+      'so they may *arrive* out of order within that window; a later event never starts before an earlier one, and never waits for an earlier one\'s retries. ' +
+      'After a worker dies mid-attempt, the deliveries it had in flight are sent again (same `Webhook-Id`). ' +
+      'The target `url` is shown with its `secret` parameter masked (`secret=***`); the real secret is only used to sign and send. ' +
+      'Finished deliveries are pruned after `WEBHOOK_DELIVERY_RETENTION_DAYS` (default 30) and beyond the newest `WEBHOOK_DELIVERY_MAX_PER_WORKSPACE` (default 10000). ' +
       'Every attempt is listed with status code, duration and error. Retries: 429, 5xx, timeouts and connection errors, at most 6 attempts in all, ' +
       'waits of `WEBHOOK_RETRY_BASE_MS` × 6^(n-1) ±20%, a longer `Retry-After` (seconds or HTTP date, capped at 24 h) wins. Other statuses (3xx, 4xx) are final: ' +
       'redirects are not followed. A target resolving to a loopback, private, link-local or metadata address is refused and final unless `WEBHOOK_ALLOW_PRIVATE_TARGETS` is on. ' +

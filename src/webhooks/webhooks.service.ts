@@ -1,13 +1,14 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { findWorkspace } from '../workspaces/workspaces.service.js';
 import type { Deps } from '../deps.js';
 import type { DomainEvent } from '../events/events.js';
 import { fail } from '../shared/errors.js';
-import { deliveryStore, leaseStore, type Delivery, type DeliveryAttempt, type DeliveryState } from './webhooks.model.js';
+import { deliveryStore, newDeliveryId, type Delivery, type DeliveryAttempt, type DeliveryState } from './webhooks.model.js';
 import { postJson } from './webhooks.target.js';
 
 export const DISPATCH_JOB = 'webhooks.dispatch';
 export const RETRY_JOB = 'webhooks.retry';
+export const PRUNE_JOB = 'webhooks.prune';
 export const MAX_ATTEMPTS = 6;
 export const USER_AGENT = 'Service-Notifier/1';
 /** A `Retry-After` longer than this is capped: the delivery still ends within a day. */
@@ -32,7 +33,7 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
 }
 
 /** The event's payload fields of the spec's table (and `decisions.md`), without `at` (set when sending). */
-function payloadOf(event: DomainEvent): Record<string, unknown> {
+export function payloadOf(event: DomainEvent): Record<string, unknown> {
   switch (event.event) {
     case 'post.published':
     case 'post.unpublished':
@@ -53,47 +54,51 @@ export function signature(secret: string, webhookId: string, timestamp: number, 
   return `v1,${createHmac('sha256', key).update(`${webhookId}.${timestamp}.${body}`).digest('base64')}`;
 }
 
-/** Subscriber of the event bus: stores the delivery before the publisher's request answers, then wakes a dispatcher. */
-export async function recordEvent(deps: Deps, event: DomainEvent): Promise<Delivery | null> {
-  const workspace = await findWorkspace(deps, event.workspaceId);
-  if (!workspace?.webhookUrl) return null;
-  const delivery = await deliveryStore(deps.db).create(workspace.id, {
-    event: event.event,
-    webhookId: `msg_${randomBytes(16).toString('hex')}`,
-    payload: payloadOf(event),
-    url: workspace.webhookUrl,
-    state: 'pending',
-  });
-  try {
-    // Persisted safety net: one dispatch job per workspace, due after the lease time, so the delivery goes
-    // out even if this node dies right now. On a worker the dispatch below usually gets there first.
-    const delay = deps.jobs.running ? leaseTtl(deps) : 0;
-    await deps.jobs.enqueueUnique(DISPATCH_JOB, { workspaceId: workspace.id }, 'workspaceId', { insertOnly: true, at: new Date(Date.now() + delay) });
-  } catch (error) {
-    // The delivery is stored: the next event of the workspace or the next worker start dispatches it.
-    deps.logger.error({ err: error, deliveryId: delivery.id }, 'could not enqueue webhook dispatch');
-  }
-  if (deps.jobs.running) {
-    // Fast path on worker nodes: dispatch in process, without waiting for the job queue's polling.
-    void dispatchWorkspace(deps, workspace.id, async () => undefined).catch((error: unknown) =>
-      deps.logger.error({ err: error, workspaceId: workspace.id }, 'webhook dispatch failed; the dispatch job will retry'),
-    );
-  }
-  return delivery;
+/** A new delivery record, its target stored masked for display and sealed for sending. */
+export function newDelivery(
+  deps: Deps,
+  workspaceId: string,
+  fields: { event: string; webhookId: string; payload: Record<string, unknown>; url: string; state: DeliveryState; nextAttemptAt?: Date; redeliveryOf?: string },
+): Delivery {
+  const now = deps.clock.now();
+  return {
+    id: newDeliveryId(),
+    workspaceId,
+    event: fields.event,
+    webhookId: fields.webhookId,
+    payload: fields.payload,
+    url: maskSecret(fields.url),
+    sealedUrl: deps.secretBox.seal(fields.url),
+    state: fields.state,
+    attempts: [],
+    nextAttemptAt: fields.nextAttemptAt ?? null,
+    finalReason: null,
+    redeliveryOf: fields.redeliveryOf ?? null,
+    createdAt: now,
+    updatedAt: now,
+  };
 }
 
-interface AttemptResult {
+/** The URL to POST to (with its secret); records of earlier versions kept it in `url`. */
+function targetOf(deps: Deps, delivery: Delivery): string {
+  return delivery.sealedUrl ? deps.secretBox.open(delivery.sealedUrl) : delivery.url;
+}
+
+export interface AttemptResult {
+  attempt: DeliveryAttempt;
   state: DeliveryState;
   nextAttemptAt: Date | null;
+  finalReason: string | null;
 }
 
-/** One attempt: check the target, send, classify, record. The caller schedules the retry, if any. */
-export async function attemptDelivery(deps: Deps, delivery: Delivery): Promise<AttemptResult> {
+/** One attempt: check the target, send, classify. Nothing is written: the caller records it. */
+export async function sendAttempt(deps: Deps, delivery: Delivery): Promise<AttemptResult> {
   const number = delivery.attempts.length + 1;
   const now = deps.clock.now();
   const timestamp = Math.floor(now.getTime() / 1000);
   const body = JSON.stringify({ ...delivery.payload, at: now.toISOString() });
-  const secret = new URL(delivery.url).searchParams.get('secret');
+  const target = targetOf(deps, delivery);
+  const secret = new URL(target).searchParams.get('secret');
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
     'User-Agent': USER_AGENT,
@@ -102,7 +107,7 @@ export async function attemptDelivery(deps: Deps, delivery: Delivery): Promise<A
   };
   if (secret) headers['Webhook-Signature'] = signature(secret, delivery.webhookId, timestamp, body);
 
-  const result = await postJson(delivery.url, body, headers, { timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS, allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
+  const result = await postJson(target, body, headers, { timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS, allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
   const status = result.statusCode;
   let outcome: DeliveryAttempt['outcome'];
   let state: DeliveryState;
@@ -140,50 +145,20 @@ export async function attemptDelivery(deps: Deps, delivery: Delivery): Promise<A
   }
 
   const attempt: DeliveryAttempt = { number, at: now, statusCode: status, durationMs: result.durationMs, error: result.error, outcome };
-  await deliveryStore(deps.db).recordAttempt(delivery.id, attempt, { state, nextAttemptAt, finalReason });
-  deps.logger.debug({ deliveryId: delivery.id, attempt: number, status, error: result.error, state }, 'webhook attempt');
-  return { state, nextAttemptAt };
+  // `url` is the masked one: the secret never reaches the logs.
+  deps.logger.debug({ deliveryId: delivery.id, url: delivery.url, attempt: number, status, error: result.error, state }, 'webhook attempt');
+  return { attempt, state, nextAttemptAt, finalReason };
 }
 
-async function scheduleRetry(deps: Deps, deliveryId: string, at: Date): Promise<void> {
+/** A retry: send, then record the attempt on the delivery. The caller schedules the next retry, if any. */
+export async function attemptDelivery(deps: Deps, delivery: Delivery): Promise<AttemptResult> {
+  const result = await sendAttempt(deps, delivery);
+  await deliveryStore(deps.db).recordAttempt(delivery.id, result.attempt, { state: result.state, nextAttemptAt: result.nextAttemptAt, finalReason: result.finalReason });
+  return result;
+}
+
+export async function scheduleRetry(deps: Deps, deliveryId: string, at: Date): Promise<void> {
   await deps.jobs.enqueueUnique(RETRY_JOB, { deliveryId }, 'deliveryId', { at });
-}
-
-/**
- * The workspace's dispatcher: makes the first attempts of its `pending` deliveries one at a time, oldest
- * event first. Only the lease holder dispatches. A caller that finds the lease taken gets `busyUntil`:
- * the holder re-checks for new deliveries after releasing, and if it died the lease runs out then.
- * `touch` keeps the holder's job lock alive.
- */
-export async function dispatchWorkspace(deps: Deps, workspaceId: string, touch: () => Promise<void>): Promise<{ attempted: number; busyUntil: Date | null }> {
-  const leases = leaseStore(deps.db);
-  const store = deliveryStore(deps.db);
-  const holder = randomBytes(8).toString('hex');
-  const ttl = leaseTtl(deps);
-  let attempted = 0;
-  if (!(await leases.acquire(workspaceId, holder, ttl))) return { attempted, busyUntil: await leases.until(workspaceId) };
-  let renewedAt = Date.now();
-  for (;;) {
-    // A batch at a time: one query per 100 deliveries keeps a burst linear on engines that sort in memory.
-    const batch = await store.pending(workspaceId, 100);
-    if (batch.length === 0) {
-      await leases.release(workspaceId, holder);
-      // An event stored after the query above and before the release found the lease taken: look again.
-      if ((await store.pending(workspaceId, 1)).length === 0) return { attempted, busyUntil: null };
-      if (!(await leases.acquire(workspaceId, holder, ttl))) return { attempted, busyUntil: null };
-      continue;
-    }
-    for (const next of batch) {
-      if (Date.now() - renewedAt > 1_000) {
-        if (!(await leases.renew(workspaceId, holder, ttl))) return { attempted, busyUntil: null };
-        await touch();
-        renewedAt = Date.now();
-      }
-      const result = await attemptDelivery(deps, next);
-      attempted += 1;
-      if (result.state === 'scheduled' && result.nextAttemptAt) await scheduleRetry(deps, next.id, result.nextAttemptAt);
-    }
-  }
 }
 
 /** A retry job's run. Returns when the same job should run again, or null when the delivery is settled. */
@@ -204,31 +179,44 @@ export async function redeliver(deps: Deps, workspaceId: string, deliveryId: str
   const original = await store.inWorkspace(workspaceId, deliveryId);
   if (!original) throw fail('delivery_not_found');
   const workspace = await findWorkspace(deps, workspaceId);
-  const url = workspace?.webhookUrl ?? original.url;
   const now = new Date();
-  const copy = await store.create(workspaceId, {
+  const copy = newDelivery(deps, workspaceId, {
     event: original.event,
     webhookId: original.webhookId,
     payload: original.payload,
-    url,
+    url: workspace?.webhookUrl ?? targetOf(deps, original),
     state: 'scheduled',
     nextAttemptAt: now,
     redeliveryOf: original.id,
   });
+  await store.create(copy);
   await scheduleRetry(deps, copy.id, now);
   return copy;
 }
 
-/** On a worker start: deliveries a previous run left behind get their jobs again (idempotent). */
+/**
+ * On a worker start: deliveries a previous run left behind get their jobs again (idempotent). Records
+ * of earlier versions still `pending` move to the pending collection first.
+ */
 export async function recoverDeliveries(deps: Deps): Promise<number> {
-  const unfinished = await deliveryStore(deps.db).unfinished();
-  const workspaces = new Set<string>();
+  const store = deliveryStore(deps.db);
+  const unfinished = await store.unfinished();
+  await store.movePending(unfinished.filter((delivery) => delivery.state === 'pending'));
   for (const delivery of unfinished) {
-    if (delivery.state === 'pending') workspaces.add(delivery.workspaceId);
-    else await deps.jobs.enqueueUnique(RETRY_JOB, { deliveryId: delivery.id }, 'deliveryId', { insertOnly: true, at: delivery.nextAttemptAt ?? new Date() });
+    if (delivery.state === 'scheduled') await deps.jobs.enqueueUnique(RETRY_JOB, { deliveryId: delivery.id }, 'deliveryId', { insertOnly: true, at: delivery.nextAttemptAt ?? new Date() });
   }
+  const workspaces = await store.workspacesWithPending();
   for (const workspaceId of workspaces) await deps.jobs.enqueueUnique(DISPATCH_JOB, { workspaceId }, 'workspaceId');
-  return unfinished.length;
+  return unfinished.length + workspaces.length;
+}
+
+/** Finished deliveries past the retention time, then beyond the per-workspace maximum (newest kept). */
+export async function pruneDeliveries(deps: Deps): Promise<{ byAge: number; byCount: number }> {
+  const store = deliveryStore(deps.db);
+  const cutoff = new Date(deps.clock.now().getTime() - deps.config.WEBHOOK_DELIVERY_RETENTION_DAYS * 24 * 60 * 60 * 1000);
+  const byAge = await store.pruneOlderThan(cutoff);
+  const byCount = await store.pruneBeyond(deps.config.WEBHOOK_DELIVERY_MAX_PER_WORKSPACE);
+  return { byAge, byCount };
 }
 
 /** The URL as the admin API shows it: the secret never leaves the server again. */

@@ -1,0 +1,327 @@
+import { randomBytes } from 'node:crypto';
+import { findWorkspace } from '../workspaces/workspaces.service.js';
+import type { Deps } from '../deps.js';
+import type { DomainEvent } from '../events/events.js';
+import { deliveryStore, leaseStore, type Delivery } from './webhooks.model.js';
+import { DISPATCH_JOB, leaseTtl, newDelivery, payloadOf, scheduleRetry, sendAttempt, type AttemptResult } from './webhooks.service.js';
+
+/**
+ * The first-attempt pipeline. Publishing only stores the delivery (concurrent publishes share one insert);
+ * a worker then dispatches each workspace in process under its lease: up to
+ * `WEBHOOK_CONCURRENCY_PER_WORKSPACE` POSTs in flight, started in event (delivery id) order, their outcomes
+ * recorded in groups. Nothing here scans the delivery history: pending deliveries live in a collection
+ * that holds only those whose first attempt is not recorded yet.
+ */
+
+/** Events recorded with one insert at most. */
+const INSERT_BATCH = 200;
+/** First-attempt records written with one insert at most. */
+const COMPLETE_BATCH = 100;
+const RENEW_EVERY_MS = 1_000;
+
+interface Queued {
+  event: DomainEvent;
+  done: (delivery: Delivery | null) => void;
+  fail: (error: unknown) => void;
+}
+
+interface NodeState {
+  /** Dispatchers of this node, by workspace: new deliveries are handed to their workspace's dispatcher. */
+  active: Map<string, Dispatcher>;
+  queued: Queued[];
+  writing: boolean;
+}
+const nodes = new WeakMap<Deps, NodeState>();
+function stateOf(deps: Deps): NodeState {
+  let state = nodes.get(deps);
+  if (!state) nodes.set(deps, (state = { active: new Map(), queued: [], writing: false }));
+  return state;
+}
+
+/** Subscriber of the event bus: stores the delivery before the publisher's request answers, then wakes a dispatcher. */
+export function recordEvent(deps: Deps, event: DomainEvent): Promise<Delivery | null> {
+  const node = stateOf(deps);
+  return new Promise<Delivery | null>((done, fail) => {
+    node.queued.push({ event, done, fail });
+    if (!node.writing) void writeQueued(deps, node);
+  });
+}
+
+/**
+ * Group commit of recorded events: whatever queued while the previous insert ran goes in with the next
+ * one, with one workspace read per workspace of the group.
+ */
+async function writeQueued(deps: Deps, node: NodeState): Promise<void> {
+  node.writing = true;
+  try {
+    while (node.queued.length) {
+      const group = node.queued.splice(0, INSERT_BATCH);
+      const batchId = randomBytes(6).toString('hex');
+      const made: Delivery[] = [];
+      try {
+        const ids = [...new Set(group.map((entry) => entry.event.workspaceId))];
+        const workspaces = new Map(await Promise.all(ids.map(async (id) => [id, await findWorkspace(deps, id)] as const)));
+        const results = group.map((entry) => {
+          const workspace = workspaces.get(entry.event.workspaceId);
+          if (!workspace?.webhookUrl) return null;
+          const delivery = newDelivery(deps, workspace.id, {
+            event: entry.event.event,
+            webhookId: `msg_${randomBytes(16).toString('hex')}`,
+            payload: payloadOf(entry.event),
+            url: workspace.webhookUrl,
+            state: 'pending',
+          });
+          delivery.batch = `${batchId}.${workspace.id}`;
+          made.push(delivery);
+          return delivery;
+        });
+        await deliveryStore(deps.db).addPending(made);
+        const byWorkspace = new Map<string, Delivery[]>();
+        for (const delivery of made) byWorkspace.set(delivery.workspaceId, [...(byWorkspace.get(delivery.workspaceId) ?? []), delivery]);
+        await Promise.all([...byWorkspace].map(([workspaceId, deliveries]) => afterRecorded(deps, node, workspaceId, deliveries)));
+        group.forEach((entry, index) => entry.done(results[index]));
+      } catch (error) {
+        for (const entry of group) entry.fail(error);
+      }
+    }
+  } finally {
+    node.writing = false;
+  }
+}
+
+async function afterRecorded(deps: Deps, node: NodeState, workspaceId: string, deliveries: Delivery[]): Promise<void> {
+  const running = node.active.get(workspaceId);
+  if (running) {
+    // That dispatcher keeps the safety-net job alive and looks for new deliveries before it stops.
+    running.offer(deliveries);
+    return;
+  }
+  if (deps.jobs.running) {
+    void dispatchWorkspace(deps, workspaceId, async () => undefined, deliveries).catch((error: unknown) =>
+      deps.logger.error({ err: error, workspaceId }, 'webhook dispatch failed; the dispatch job will retry'),
+    );
+  }
+  try {
+    await ensureDispatchJob(deps, workspaceId, deps.jobs.running ? leaseTtl(deps) : 0);
+  } catch (error) {
+    // The delivery is stored: the next event of the workspace or the next worker start dispatches it.
+    deps.logger.error({ err: error, workspaceId }, 'could not enqueue webhook dispatch');
+  }
+}
+
+/**
+ * Persisted safety net: one dispatch job per workspace, due after the lease time on a worker (so the
+ * deliveries go out even if this node dies now; the in-process dispatch usually gets there first), at
+ * once on an API-only node.
+ */
+function ensureDispatchJob(deps: Deps, workspaceId: string, delayMs: number): Promise<void> {
+  return deps.jobs.enqueueUnique(DISPATCH_JOB, { workspaceId }, 'workspaceId', { insertOnly: true, at: new Date(Date.now() + delayMs) });
+}
+
+/**
+ * The workspace's dispatcher: makes the first attempts of its pending deliveries, oldest event first, up
+ * to the concurrency window at once. Only the lease holder dispatches. A caller that finds the lease taken
+ * gets `busyUntil`: the holder re-checks for new deliveries after releasing, and if it died the lease runs
+ * out then. `touch` keeps the holder's job lock alive.
+ */
+export async function dispatchWorkspace(
+  deps: Deps,
+  workspaceId: string,
+  touch: () => Promise<void>,
+  recorded: Delivery[] = [],
+): Promise<{ attempted: number; busyUntil: Date | null }> {
+  const node = stateOf(deps);
+  const leases = leaseStore(deps.db);
+  const running = node.active.get(workspaceId);
+  if (running) {
+    running.wake(true);
+    return { attempted: 0, busyUntil: await leases.until(workspaceId) };
+  }
+  const holder = randomBytes(8).toString('hex');
+  // Registered before the lease is asked for, so the deliveries recorded meanwhile wake this one.
+  const dispatcher = new Dispatcher(deps, workspaceId, holder, touch);
+  dispatcher.offer(recorded);
+  node.active.set(workspaceId, dispatcher);
+  let attempted = 0;
+  try {
+    if (!(await leases.acquire(workspaceId, holder, leaseTtl(deps)))) return { attempted, busyUntil: await leases.until(workspaceId) };
+    for (;;) {
+      attempted += await dispatcher.drain();
+      node.active.delete(workspaceId);
+      if (dispatcher.stopped) return { attempted, busyUntil: null };
+      await leases.release(workspaceId, holder);
+      // A delivery stored after the last look and before the release found the lease taken: look again.
+      if (!(await deliveryStore(deps.db).hasPending(workspaceId)) || node.active.has(workspaceId)) return { attempted, busyUntil: null };
+      node.active.set(workspaceId, dispatcher);
+      dispatcher.wake(true);
+      if (!(await leases.acquire(workspaceId, holder, leaseTtl(deps)))) return { attempted, busyUntil: null };
+    }
+  } finally {
+    if (node.active.get(workspaceId) === dispatcher) node.active.delete(workspaceId);
+  }
+}
+
+class Dispatcher {
+  private queue: Delivery[] = [];
+  /** Every delivery this holder has in hand (queued, in flight, or recorded with its group's entries not yet removed). */
+  private readonly known = new Set<string>();
+  /** Groups of pending entries: removed with one delete once all their deliveries are recorded. */
+  private readonly batches = new Map<string, { ids: string[]; open: number }>();
+  /** Groups removed while a read of the pending collection ran: that read may still return them. */
+  private removedDuringFetch = new Set<string>();
+  private inFlight = 0;
+  private finished: { delivery: Delivery; result: AttemptResult }[] = [];
+  private committing: Promise<void> | null = null;
+  /** Pending deliveries may be stored that this holder was not handed (at start, or stored by another node). */
+  private more = true;
+  private attempted = 0;
+  private renewedAt = Date.now();
+  private signal: (() => void) | null = null;
+  /** The lease is lost or outcomes could not be written: this holder starts nothing more and keeps its lease until it runs out. */
+  stopped = false;
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly workspaceId: string,
+    private readonly holder: string,
+    private readonly touch: () => Promise<void>,
+  ) {}
+
+  wake(more = false): void {
+    if (more) this.more = true;
+    const signal = this.signal;
+    this.signal = null;
+    signal?.();
+  }
+
+  /** Deliveries just stored (in event order, after any handed before): no need to read them back. */
+  offer(deliveries: Delivery[]): void {
+    this.take(deliveries);
+    this.wake();
+  }
+
+  private take(deliveries: Delivery[]): number {
+    let taken = 0;
+    for (const delivery of deliveries) {
+      const batch = delivery.batch ?? delivery.id;
+      if (this.known.has(delivery.id) || this.removedDuringFetch.has(batch)) continue;
+      this.known.add(delivery.id);
+      this.queue.push(delivery);
+      const group = this.batches.get(batch) ?? { ids: [], open: 0 };
+      group.ids.push(delivery.id);
+      group.open += 1;
+      this.batches.set(batch, group);
+      taken += 1;
+    }
+    return taken;
+  }
+
+  /** Runs until nothing is pending, in flight or unrecorded (or it stopped); returns the attempts made. */
+  async drain(): Promise<number> {
+    const attemptedBefore = this.attempted;
+    // Also what renews the lease while every attempt in flight waits on a slow receiver.
+    const ticker = setInterval(() => this.wake(), RENEW_EVERY_MS).unref();
+    try {
+      await this.run();
+      return this.attempted - attemptedBefore;
+    } finally {
+      clearInterval(ticker);
+    }
+  }
+
+  private async run(): Promise<void> {
+    const window = this.deps.config.WEBHOOK_CONCURRENCY_PER_WORKSPACE;
+    for (;;) {
+      if (Date.now() - this.renewedAt >= RENEW_EVERY_MS && !this.stopped) await this.renew();
+      if (!this.stopped && this.more) {
+        this.more = false;
+        this.removedDuringFetch = new Set();
+        const found = await deliveryStore(this.deps.db).pending(this.workspaceId);
+        if (this.take(found)) this.queue.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+        this.removedDuringFetch = new Set();
+      }
+      while (!this.stopped && this.inFlight < window && this.queue.length) this.start(this.queue.shift()!);
+      if (this.finished.length && !this.committing) this.committing = this.commit().finally(() => ((this.committing = null), this.wake()));
+      const idle = this.inFlight === 0 && !this.finished.length && !this.committing;
+      if (idle && (this.stopped || (!this.queue.length && !this.more))) return;
+      await new Promise<void>((resolve) => (this.signal = resolve));
+    }
+  }
+
+  /** Started in queue (event) order; the POST leaves before the next one is started. */
+  private start(delivery: Delivery): void {
+    this.inFlight += 1;
+    this.attempted += 1;
+    void sendAttempt(this.deps, delivery)
+      .catch((error: unknown) => notSent(this.deps, error))
+      .then((result) => this.finished.push({ delivery, result }))
+      .finally(() => {
+        this.inFlight -= 1;
+        this.wake();
+      });
+  }
+
+  /** Writes finished first attempts in groups: records in, retries scheduled, then fully recorded groups of pending entries out. */
+  private async commit(): Promise<void> {
+    const store = deliveryStore(this.deps.db);
+    while (this.finished.length && !this.stopped) {
+      const group = this.finished.splice(0, COMPLETE_BATCH);
+      const now = this.deps.clock.now();
+      const records: Delivery[] = group.map(({ delivery, result }) => ({
+        ...delivery,
+        state: result.state,
+        attempts: [result.attempt],
+        nextAttemptAt: result.nextAttemptAt,
+        finalReason: result.finalReason,
+        updatedAt: now,
+      }));
+      try {
+        await store.completeFirstAttempts(records);
+        for (const record of records) if (record.state === 'scheduled' && record.nextAttemptAt) await scheduleRetry(this.deps, record.id, record.nextAttemptAt);
+        for (const record of records) {
+          const batch = record.batch ?? record.id;
+          const entry = this.batches.get(batch);
+          if (!entry || --entry.open > 0) continue;
+          await store.removePendingBatch(batch);
+          this.batches.delete(batch);
+          this.removedDuringFetch.add(batch);
+          for (const id of entry.ids) this.known.delete(id);
+        }
+      } catch (error) {
+        // Still pending in storage: once this holder's lease has run out, the next one sends them again.
+        this.deps.logger.error({ err: error, workspaceId: this.workspaceId }, 'webhook outcomes not recorded; they will be sent again');
+        this.stopped = true;
+      }
+    }
+  }
+
+  private async renew(): Promise<void> {
+    this.renewedAt = Date.now();
+    try {
+      if (!(await leaseStore(this.deps.db).renew(this.workspaceId, this.holder, leaseTtl(this.deps)))) {
+        this.stopped = true;
+        return;
+      }
+      await this.keepJob();
+      await this.touch();
+    } catch (error) {
+      this.deps.logger.error({ err: error, workspaceId: this.workspaceId }, 'webhook dispatch lease not renewed');
+    }
+  }
+
+  /** The safety net exists while this holder works (a job run that finished just before it started may have removed it). */
+  private async keepJob(): Promise<void> {
+    if (this.deps.jobs.running) await ensureDispatchJob(this.deps, this.workspaceId, leaseTtl(this.deps)).catch(() => undefined);
+  }
+}
+
+/** An attempt that could not even be made (an unreadable target): final, so it is not tried forever. */
+function notSent(deps: Deps, error: unknown): AttemptResult {
+  const message = `not sent: ${error instanceof Error ? error.message : String(error)}`;
+  return {
+    attempt: { number: 1, at: deps.clock.now(), statusCode: null, durationMs: 0, error: message, outcome: 'refused' },
+    state: 'failed',
+    nextAttemptAt: null,
+    finalReason: message,
+  };
+}
