@@ -33,7 +33,8 @@ const ACCEPTS: Partial<Record<AuthMode, CredentialKind[]>> = {
 const subjectOf = (token: string) => `token:${sha256Hex(token)}`;
 
 const FAILURE_WINDOW_MS = 60_000;
-const failureKey = (req: Request) => `auth-fail:ip:${req.ip}`;
+const failureKeyOf = (ip: string | undefined) => `auth-fail:ip:${ip}`;
+const failureKey = (req: Request) => failureKeyOf(req.ip);
 
 /**
  * Unknown keys are counted per client address; past `AUTH_FAILURES_PER_MINUTE` that address gets 429
@@ -53,9 +54,11 @@ async function countFailure(deps: Deps, req: Request): Promise<void> {
  * Key -> workspace, remembered per node for a few seconds (unknown keys never): a key rotation or a
  * workspace update ends it on every node through the cache's invalidation.
  */
+const keyMemo = (key: string) => `key:${sha256Hex(key)}`;
+
 function resolveKeyRemembered(deps: Deps, key: string) {
   return deps.cache.memo.remember(
-    `key:${sha256Hex(key)}`,
+    keyMemo(key),
     (found) => [credentialsTag(found.workspace.id), workspaceTag(found.workspace.id)],
     async () => {
       const resolved = await resolveKey(deps, key);
@@ -129,4 +132,35 @@ export async function authenticate(deps: Deps, def: RouteDef, req: Request): Pro
     default:
       return resolveWorkspaceCredential(deps, req, def.auth);
   }
+}
+
+/** What the fast path sees of a request: its headers, parsed query and client address. */
+export interface RawCredentials {
+  header(name: string): string | undefined;
+  query: Record<string, unknown>;
+  ip: string | undefined;
+}
+
+/**
+ * The same resolution as `authenticate` for a GET of a key-authenticated route, from remembered answers
+ * only: undefined whenever it would need the database, refuse, or count a failure (the caller then hands
+ * the request to the full path, which does all that). Also undefined while the address is throttled for
+ * guessing, so that refusal keeps its one code path.
+ */
+export async function authenticateFromMemo(deps: Deps, def: RouteDef, raw: RawCredentials): Promise<Authentication | undefined> {
+  const accepted = ACCEPTS[def.auth];
+  if (!accepted) return undefined;
+  const fromHeader = (name: string) => {
+    const value = raw.header(name)?.trim();
+    return value ? value : undefined;
+  };
+  const key = fromHeader('x-api-key') ?? fromHeader('x-publishable-key') ?? (typeof raw.query.publishableKey === 'string' ? raw.query.publishableKey : undefined);
+  if (!key) return undefined;
+  const kind = credentialKindOf(key);
+  if (kind && !accepted.includes(kind)) return undefined;
+  const resolved = deps.cache.memo.peek<{ kind: CredentialKind; workspace: KeyPrincipal['workspace'] }>(keyMemo(key));
+  if (!resolved) return undefined;
+  if ((await deps.counters.peek(failureKeyOf(raw.ip))) >= deps.config.AUTH_FAILURES_PER_MINUTE) return undefined;
+  const principal: KeyPrincipal = { workspace: resolved.workspace, credentialKind: resolved.kind };
+  return { context: principal, rateSubject: `key:${resolved.kind}:${resolved.workspace.id}` };
 }

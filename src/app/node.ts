@@ -19,6 +19,10 @@ import { SecretBox } from '../shared/crypto.js';
 import type { Deps } from '../deps.js';
 import { bootstrapOperator } from '../auth/auth.service.js';
 import { pageExtras } from './pages.js';
+import { allRoutes } from './routes.js';
+import { fastPath } from '../http/fast-path.js';
+import { urlRedactor } from '../http/request-log.js';
+import { authenticateFromMemo } from '../access/authenticate.js';
 
 export interface NodeOptions {
   config: Config & { MONGODB_URI: string; KEY_ENCRYPTION_SECRET: string };
@@ -27,6 +31,8 @@ export interface NodeOptions {
   /** Job polling interval; tests shorten it. */
   jobsProcessEvery?: number;
   app?: AppOptions;
+  /** Answer warm published-content hits before Express (default on; tests compare with it off). */
+  fastPath?: boolean;
 }
 
 export interface HearthNode {
@@ -110,7 +116,10 @@ export async function createNode(options: NodeOptions): Promise<HearthNode> {
   const { realtime, jobs } = deps;
 
   const app = createApp(deps, { extras: pageExtras, ...options.app });
-  const server = createServer(app);
+  const routes = options.app?.routes ?? allRoutes;
+  // Recording (test runs) needs Express's response object; the fast path steps aside then.
+  const fast = options.fastPath !== false && !config.RECORD_RESPONSES_DIR;
+  const server = createServer(fast ? fastPath(deps, routes, authenticateFromMemo, urlRedactor(routes), app) : app);
   attachRealtime(realtime, server);
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
   if (config.NODE_ROLE !== 'api') {

@@ -68,6 +68,13 @@ export class ContentCache {
     return { token: this.generation };
   }
 
+  /** The cached answer counted as a hit, or undefined counted as nothing (the caller falls back to `lookup`). */
+  hitOnly(key: string): CachedAnswer | undefined {
+    const hit = this.bus.live ? this.lru.get(key) : undefined;
+    if (hit) this.hits += 1;
+    return hit;
+  }
+
   store(workspaceId: string, key: string, answer: CachedAnswer, token: number): void {
     if (token !== this.generation || !this.bus.live) return;
     if (!this.lru.set(key, answer, answer.bytes.length + key.length * 2 + OVERHEAD_BYTES)) return;

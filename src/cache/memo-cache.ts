@@ -34,6 +34,11 @@ export class MemoCache {
     });
   }
 
+  /** The remembered value of `key` without loading anything (undefined when not remembered or not live). */
+  peek<T>(key: string): T | undefined {
+    return this.bus.live ? (this.lru.get(key)?.value as T | undefined) : undefined;
+  }
+
   /** The remembered value of `key`, else `load()`'s, remembered (when not null) under `tagsOf(value)`. */
   async remember<T>(key: string, tagsOf: (value: NonNullable<T>) => string[], load: () => Promise<T>): Promise<T> {
     if (this.bus.live) {

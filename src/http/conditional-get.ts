@@ -31,7 +31,11 @@ export function conditionalGet(req: Request, body: unknown): Reply {
 
 /** True when the request's `If-None-Match` names this weak ETag (or is `*`). */
 export function ifNoneMatchNames(req: Request, etag: string): boolean {
-  const presented = req.get('if-none-match');
+  return etagNamedBy(req.get('if-none-match'), etag);
+}
+
+/** True when an `If-None-Match` value names this weak ETag (or is `*`). */
+export function etagNamedBy(presented: string | undefined, etag: string): boolean {
   if (!presented) return false;
   const tags = presented.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
   return tags.includes('*') || tags.includes(etag.replace(/^W\//, ''));

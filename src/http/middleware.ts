@@ -7,12 +7,18 @@ const EXTERNAL_ALLOWED_HEADERS = 'Content-Type, X-Api-Key, X-Publishable-Key';
 const EXPOSED_HEADERS = 'ETag, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Request-Id';
 
 /** `/external/*` is called from any site: CORS headers on every answer, errors included; preflights 204. */
+export const EXTERNAL_CORS_HEADERS: readonly (readonly [string, string])[] = [
+  ['Access-Control-Allow-Origin', '*'],
+  ['Access-Control-Allow-Headers', EXTERNAL_ALLOWED_HEADERS],
+  ['Access-Control-Allow-Methods', 'GET, POST, OPTIONS'],
+  ['Access-Control-Expose-Headers', EXPOSED_HEADERS],
+  ['Access-Control-Max-Age', '600'],
+];
+
+export const VARY_BY_CREDENTIAL = 'X-Api-Key, X-Publishable-Key';
+
 export function externalCors(req: Request, res: Response, next: NextFunction): void {
-  res.setHeader('Access-Control-Allow-Origin', '*');
-  res.setHeader('Access-Control-Allow-Headers', EXTERNAL_ALLOWED_HEADERS);
-  res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
-  res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
-  res.setHeader('Access-Control-Max-Age', '600');
+  for (const [name, value] of EXTERNAL_CORS_HEADERS) res.setHeader(name, value);
   if (req.method === 'OPTIONS') {
     res.status(204).end();
     return;
@@ -22,7 +28,7 @@ export function externalCors(req: Request, res: Response, next: NextFunction): v
 
 /** Content answers differ per credential; shared caches must key on it. */
 export function varyByCredential(_req: Request, res: Response, next: NextFunction): void {
-  res.setHeader('Vary', 'X-Api-Key, X-Publishable-Key');
+  res.setHeader('Vary', VARY_BY_CREDENTIAL);
   next();
 }
 

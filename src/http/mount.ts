@@ -42,9 +42,16 @@ function sendCached(req: Request, res: Response, answer: CachedAnswer, record: b
 function cacheKeyOf(def: RouteDef, context: object, params: unknown, query: unknown): { workspaceId: string; key: string } | undefined {
   const workspaceId = (context as { workspace?: { id: string } | null }).workspace?.id;
   if (def.cache !== 'published' || !workspaceId) return undefined;
-  // Parsed output has a fixed key order (the schema's), so equivalent queries serialize alike.
-  const request = JSON.stringify([def.params ? params : null, def.query ? query : null]);
-  return { workspaceId, key: ContentCache.key(workspaceId, `${def.method} ${def.path}`, request) };
+  return { workspaceId, key: cacheKeyFor(workspaceId, def, cacheRequestOf(def, params, query)) };
+}
+
+/** The request part of a cache key: validated params and query (parsed output has the schema's key order, so equivalent queries serialize alike). */
+export function cacheRequestOf(def: RouteDef, params: unknown, query: unknown): string {
+  return JSON.stringify([def.params ? params : null, def.query ? query : null]);
+}
+
+export function cacheKeyFor(workspaceId: string, def: RouteDef, request: string): string {
+  return ContentCache.key(workspaceId, `${def.method} ${def.path}`, request);
 }
 
 /** The URL as logs and recordings show it: the route's secret path parameters and key-bearing query values hidden. */

@@ -1,5 +1,7 @@
+import type { IncomingMessage } from 'node:http';
 import type { Response } from 'express';
 import type { Deps } from '../deps.js';
+import type { WindowCount } from '../db/counters.js';
 import { fail } from '../shared/errors.js';
 
 /**
@@ -8,10 +10,34 @@ import { fail } from '../shared/errors.js';
  */
 export async function enforceRateLimit(deps: Deps, subject: string, res: Response): Promise<void> {
   const limit = deps.config.RATE_LIMIT_PER_MINUTE;
-  const { count, resetInMs } = await deps.counters.hit(`rate:${subject}`, 60_000);
+  const { count, resetInMs } = takeRateCount(res.req) ?? (await countRequest(deps, subject));
   const resetSeconds = Math.max(1, Math.ceil(resetInMs / 1000));
   res.setHeader('RateLimit-Limit', String(limit));
   res.setHeader('RateLimit-Remaining', String(Math.max(0, limit - count)));
   res.setHeader('RateLimit-Reset', String(resetSeconds));
   if (count > limit) throw fail('rate_limited', undefined, { retryAfterSeconds: resetSeconds });
+}
+
+const COUNTED = Symbol('hearth.rateCounted');
+
+/** Counts one request of `subject` in its window. */
+export function countRequest(deps: Deps, subject: string): Promise<WindowCount> {
+  return deps.counters.hit(`rate:${subject}`, 60_000);
+}
+
+/** The fast path counted this request before handing it on: the full path uses that count, never a second. */
+export function markRateCounted(req: IncomingMessage, counted: WindowCount): void {
+  (req as IncomingMessage & { [COUNTED]?: WindowCount })[COUNTED] = counted;
+}
+
+function takeRateCount(req: IncomingMessage): WindowCount | undefined {
+  const holder = req as IncomingMessage & { [COUNTED]?: WindowCount };
+  const counted = holder[COUNTED];
+  holder[COUNTED] = undefined;
+  return counted;
+}
+
+/** The RateLimit headers of a counted request, as `enforceRateLimit` sets them, in that order. */
+export function rateLimitHeaders(limit: number, { count, resetInMs }: WindowCount): string[] {
+  return ['RateLimit-Limit', String(limit), 'RateLimit-Remaining', String(Math.max(0, limit - count)), 'RateLimit-Reset', String(Math.max(1, Math.ceil(resetInMs / 1000)))];
 }

@@ -37,12 +37,19 @@ export function urlRedactor(routes: Pick<RouteDef, 'method' | 'path' | 'auth'>[]
   };
 }
 
+/** The request's id: the caller's `X-Request-Id` when it is a sane token, else a new one. */
+export function requestIdOf(req: IncomingMessage): string {
+  const incoming = req.headers['x-request-id'];
+  return typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+}
+
+export const REQUEST_COMPLETED = 'request completed';
+
 export function requestLogger(logger: Logger, redact: (method: string, url: string) => string) {
   return pinoHttp({
     logger,
     genReqId: (req, res) => {
-      const incoming = req.headers['x-request-id'];
-      const id = typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+      const id = requestIdOf(req);
       res.setHeader('X-Request-Id', id);
       return id;
     },

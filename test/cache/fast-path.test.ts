@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { get } from 'node:http';
+import { Writable } from 'node:stream';
+import { pino, type Logger } from 'pino';
+import type { HearthNode } from '../../src/app/node.js';
+import { createNode, type NodeOptions } from '../../src/app/node.js';
+import { loadConfig } from '../../src/config/config.js';
+import { createWorkspace, OPERATOR, request, uniqueDbName, type WorkspaceFixture } from '../support/harness.js';
+import { contentAdmin } from '../content/content-helpers.js';
+
+// Two nodes on one database, no Redis (each counts its own rate limits): F answers warm hits on the
+// fast path, E (fast path off) through Express. Recording is off: the fast path steps aside for it.
+const env = { RATE_LIMIT_PER_MINUTE: '10', RECORD_RESPONSES_DIR: '' };
+const lines: { F: Record<string, unknown>[]; E: Record<string, unknown>[] } = { F: [], E: [] };
+const capture = (into: Record<string, unknown>[]): Logger =>
+  pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _encoding, done) => (chunk.toString().split('\n').filter(Boolean).forEach((line) => into.push(JSON.parse(line))), done()) }));
+let fast: HearthNode;
+let express: HearthNode;
+let expressCalls = 0;
+
+async function startNode(dbName: string, fastPath: boolean, logger: Logger): Promise<HearthNode> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    MONGODB_URI: process.env.TEST_MONGODB_URI,
+    MONGODB_DB: dbName,
+    ADMIN_EMAIL: OPERATOR.email,
+    ADMIN_PASSWORD: OPERATOR.password,
+    KEY_ENCRYPTION_SECRET: 'test-secret-test-secret-test-secret-000',
+    AUTH_FAILURES_PER_MINUTE: '100000',
+    NODE_ROLE: fastPath ? 'all' : 'api',
+    ...env,
+  });
+  return createNode({ config: config as NodeOptions['config'], logger, jobsProcessEvery: 100, fastPath });
+}
+
+beforeAll(async () => {
+  const dbName = uniqueDbName('fast');
+  fast = await startNode(dbName, true, capture(lines.F));
+  express = await startNode(dbName, false, capture(lines.E));
+  // Express's app function hands every request to `app.handle`: counting its calls tells which path answered.
+  const app = fast.app as unknown as { handle: (...args: unknown[]) => unknown };
+  const handle = app.handle.bind(app);
+  app.handle = (...args: unknown[]) => ((expressCalls += 1), handle(...args));
+});
+afterAll(async () => {
+  await Promise.all([fast?.stop(), express?.stop()]);
+});
+
+interface Raw {
+  status: number;
+  headers: [string, string][];
+  body: Buffer;
+}
+
+function rawGet(url: string, headers: Record<string, string>): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const pairs: [string, string][] = [];
+        for (let i = 0; i < res.rawHeaders.length; i += 2) pairs.push([res.rawHeaders[i], res.rawHeaders[i + 1]]);
+        resolve({ status: res.statusCode!, headers: pairs, body: Buffer.concat(chunks) });
+      });
+    }).on('error', reject);
+  });
+}
+
+/** Date is the clock's and RateLimit-Reset the window's (each node opened its own): everything else must match. */
+const comparable = (raw: Raw) => ({ ...raw, headers: raw.headers.map(([name, value]) => [name, name === 'Date' ? 'date' : name === 'RateLimit-Reset' ? 'reset' : value]) });
+const logOf = (line: Record<string, unknown> | undefined) => line && { ...line, time: 0, pid: 0, responseTime: 0 };
+
+let ws: WorkspaceFixture;
+
+describe('warm published-content hits answered before Express', () => {
+  beforeAll(async () => {
+    ws = await createWorkspace(fast.url);
+    await contentAdmin(fast.url, ws).published({ slug: 'hello', title: 'Hello' });
+  });
+
+  test('a hit skips Express and answers the same status, headers (in order) and bytes as the Express path, 304 included, with the same log line', async () => {
+    for (const path of ['/external/posts?limit=50', '/external/posts/hello']) {
+      const headers = { 'X-Api-Key': ws.apiKey, 'X-Request-Id': 'same-id-1' };
+      // Warm both (key remembered, answer kept): the first read of each goes through Express.
+      await rawGet(fast.url + path, headers);
+      await rawGet(express.url + path, headers);
+      const calls = expressCalls;
+      const viaFast = await rawGet(fast.url + path, headers);
+      expect(expressCalls).toBe(calls);
+      const viaExpress = await rawGet(express.url + path, headers);
+      expect(viaFast.status).toBe(200);
+      expect(comparable(viaFast)).toEqual(comparable(viaExpress));
+      expect(Number(viaFast.headers.find(([name]) => name === 'RateLimit-Reset')![1])).toBeGreaterThan(0);
+      expect(logOf(lines.F.at(-1))).toEqual(logOf(lines.E.at(-1)));
+      expect(lines.F.at(-1)).toMatchObject({ msg: 'request completed', req: { id: 'same-id-1' }, res: { statusCode: 200 } });
+
+      const etag = viaFast.headers.find(([name]) => name === 'ETag')![1];
+      const conditional = { ...headers, 'If-None-Match': etag };
+      const fast304 = await rawGet(fast.url + path, conditional);
+      expect(expressCalls).toBe(calls);
+      const express304 = await rawGet(express.url + path, conditional);
+      expect(fast304.status).toBe(304);
+      expect(comparable(fast304)).toEqual(comparable(express304));
+      expect(logOf(lines.F.at(-1))).toEqual(logOf(lines.E.at(-1)));
+    }
+  });
+
+  test('rate limit: the limit-th request passes on the fast path, the next is 429 (counted once)', async () => {
+    const other = await createWorkspace(fast.url);
+    await contentAdmin(fast.url, other).published({ slug: 'hello', title: 'Hello' });
+    const path = '/external/posts/hello';
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i += 1) statuses.push((await rawGet(fast.url + path, { 'X-Api-Key': other.apiKey })).status);
+    expect(statuses).toEqual([...Array(10).fill(200), 429]);
+    const refused = await request(fast.url, path, { apiKey: other.apiKey });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+  });
+
+  test('a publish shows on the next read and a rotated key is refused at once', async () => {
+    const mine = await createWorkspace(fast.url);
+    const admin = contentAdmin(fast.url, mine);
+    await admin.published({ slug: 'one', title: 'One' });
+    const list = async (key: string) => request(fast.url, '/external/posts', { apiKey: key });
+    expect((await list(mine.apiKey)).body.items).toHaveLength(1);
+    expect((await list(mine.apiKey)).body.items).toHaveLength(1);
+    await admin.published({ slug: 'two', title: 'Two' });
+    expect((await list(mine.apiKey)).body.items).toHaveLength(2);
+    const rotated = await request(fast.url, `/admin/workspaces/${mine.id}/api-key/rotate`, { method: 'POST', token: mine.token, body: {} });
+    expect(rotated.status).toBe(200);
+    expect((await list(mine.apiKey)).status).toBe(401);
+  });
+});
