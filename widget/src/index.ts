@@ -38,7 +38,11 @@ function socketConnector(base: string, reconnectMaxMs = 15_000): (token: string,
       withCredentials: false,
     });
     socket.on('connect', handlers.connected);
-    socket.on('disconnect', handlers.disconnected);
+    socket.on('disconnect', (reason) => {
+      handlers.disconnected();
+      // After a server-side disconnect Socket.IO does not come back by itself; polling covers the wait.
+      if (reason === 'io server disconnect') setTimeout(() => void (closed || socket.connect()), reconnectMaxMs);
+    });
     socket.on('connect_error', handlers.disconnected);
     socket.on('message.created', (payload) => {
       if (payload && payload.message) handlers.message(payload.message);
@@ -46,7 +50,13 @@ function socketConnector(base: string, reconnectMaxMs = 15_000): (token: string,
     socket.on('conversation.updated', (payload) => {
       if (payload && payload.status) handlers.status(payload.status);
     });
-    return { close: () => void socket.disconnect() };
+    let closed = false;
+    return {
+      close: () => {
+        closed = true;
+        socket.disconnect();
+      },
+    };
   };
 }
 

@@ -52,12 +52,16 @@ export class HearthWidget {
   private destroyed = false;
   private readonly storageKey: string;
   private ready: Promise<void> | null = null;
+  /** The visitor's other tabs on this origin: a message sent here is shown there at once, de-duplicated by id. */
+  private readonly siblings: BroadcastChannel | null;
 
   constructor(private readonly options: WidgetOptions) {
     this.api = createApi(options.base, options.publishableKey);
     // One token per workspace key: two Hearth-powered sites on one origin do not share a conversation.
     this.storageKey = `hearth.chat.${options.publishableKey.slice(0, 16)}`;
     this.saved = this.read<Saved>(this.storageKey);
+    this.siblings = typeof BroadcastChannel === 'function' ? new BroadcastChannel(this.storageKey) : null;
+    if (this.siblings) this.siblings.onmessage = (event: MessageEvent) => this.onSibling(event.data);
   }
 
   boot(): Promise<void> {
@@ -84,6 +88,7 @@ export class HearthWidget {
   /** Removes the widget and forgets the conversation on this browser (for instance on sign-out). */
   shutdown(): void {
     this.destroyed = true;
+    this.siblings?.close();
     this.transport?.stop();
     this.transport = null;
     this.ui?.destroy();
@@ -193,6 +198,7 @@ export class HearthWidget {
       const token = this.saved?.token;
       if (!token) throw new ApiError(503, 'chat_disabled', TEXT.unavailable);
       const message = await this.api.send(token, text);
+      this.siblings?.postMessage({ token, message });
       if (this.transport) {
         this.transport.addOwn(message);
         this.transport.nudge();
@@ -201,6 +207,23 @@ export class HearthWidget {
     } catch (error) {
       return this.explain(error);
     }
+  }
+
+  /** Another tab of this visitor sent a message: shown here once (the log drops it if a fetch brings it too). */
+  private onSibling(data: { token?: unknown; message?: ChatMessage } | null): void {
+    if (this.destroyed || !this.ui || !data || typeof data.token !== 'string' || !data.message) return;
+    if (!this.saved) {
+      // The other tab started the conversation: this one takes it up, history included.
+      const saved = this.read<Saved>(this.storageKey);
+      if (saved?.token !== data.token) return;
+      this.saved = saved;
+      this.closed = false;
+      void this.resume(saved.token);
+      return;
+    }
+    if (this.saved.token !== data.token) return;
+    if (this.transport) this.transport.addOwn(data.message);
+    else this.ui.addMessages([data.message]);
   }
 
   /** Errors become sentences for the visitor, never a crash; returns whether the text may be cleared. */
