@@ -90,7 +90,8 @@ function safeStorage(): Storage | null {
     const config: WidgetOptions = {
       publishableKey: options.publishableKey,
       base,
-      locale: options.locale ?? data.locale ?? navigator.language ?? 'en',
+      // The tag's `data-locale`, else the page's own language, else the browser's.
+      locale: options.locale ?? (data.locale || document.documentElement.lang || navigator.language || 'en'),
       storage: safeStorage(),
       // `data-transport="polling"` switches the socket off (sites whose proxies break upgrades).
       connectSocket: data.transport === 'polling' ? undefined : socketConnector(base, positiveInt(data.reconnectMaxMs)),
