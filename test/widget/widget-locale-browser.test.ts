@@ -163,3 +163,29 @@ test('PUT live-chat settings warns about theme colours below 4.5:1 and saves the
   const none = await putSettings({ theme: null });
   expect(none.body.warnings).toEqual([]);
 });
+
+test('while nobody is online the widget asks for an optional e-mail, refuses a malformed one and sends a valid one with the message', async () => {
+  await putSettings({ forceOnline: false, offlineMessage: 'We are away' });
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(`${siteUrl}?lang=en`);
+    await part(page, '.launcher').click();
+    await expect(part(page, '.email').isVisible()).resolves.toBe(true);
+    await part(page, '#hearth-email').fill('not-an-address');
+    await part(page, 'textarea').fill('Do you deliver?');
+    await part(page, 'textarea').press('Enter');
+    await expect(part(page, '.notice').textContent()).resolves.toBe('Please enter a valid e-mail address, or leave the field empty.');
+    await expect(part(page, '[role="log"] li').count()).resolves.toBe(0);
+    await part(page, '#hearth-email').fill('ada@example.com');
+    await part(page, 'textarea').press('Enter');
+    await eventually(async () => (await part(page, '[role="log"] li').count()) === 1, 10_000);
+    await expect(part(page, '.email').isVisible()).resolves.toBe(false);
+    const list = await request(node.url, `/admin/workspaces/${ws.id}/conversations`, { token: ws.token });
+    const conversation = await request(node.url, `/admin/workspaces/${ws.id}/conversations/${list.body.items[0].id}`, { token: ws.token });
+    expect(JSON.stringify(conversation.body)).toContain('ada@example.com');
+  } finally {
+    await context.close();
+    await putSettings({ forceOnline: true });
+  }
+}, 60_000);
