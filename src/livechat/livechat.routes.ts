@@ -14,6 +14,7 @@ import {
   messagesReplySchema,
   publishableKeyReplySchema,
   putSettingsBody,
+  settingsPutReplySchema,
   settingsReplySchema,
   startConversationBody,
   startResultSchema,
@@ -168,7 +169,7 @@ export const liveChatRoutes: RouteDef[] = [
     summary: 'Save live-chat settings (owners)',
     description:
       'Replaces the settings. The first save with `enabled:true` mints the publishable key; later saves keep it (rotate it ' +
-      'explicitly). `greetings` / `offlineMessages` map BCP47 locales to texts (at most 500 chars, 50 locales). `identitySecret`: ' +
+      'explicitly). `warnings` lists theme colours whose contrast is below WCAG AA 4.5:1 (saved anyway). `greetings` / `offlineMessages` map BCP47 locales to texts (at most 500 chars, 50 locales). `identitySecret`: ' +
       'omitted keeps the current one, null clears it, a string (16-200 chars) sets it; it is stored encrypted and accepted in ' +
       'addition to the derived secret. `forceOnline` true/false overrides agent presence in the widget config.',
     tags: admin,
@@ -176,7 +177,7 @@ export const liveChatRoutes: RouteDef[] = [
     role: 'owner',
     params: workspaceIdParams,
     body: putSettingsBody,
-    responses: { 200: { description: 'Saved settings.', schema: settingsReplySchema }, 400: 'Invalid body.', 403: 'Agents may not change settings.' },
+    responses: { 200: { description: 'Saved settings.', schema: settingsPutReplySchema }, 400: 'Invalid body.', 403: 'Agents may not change settings.' },
     handle: async ({ deps, workspace, body }) => ({ body: await putSettings(deps, workspace.id, body) }),
   }),
   route({

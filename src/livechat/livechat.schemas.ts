@@ -53,6 +53,9 @@ export const settingsSchema = z
   .meta({ id: 'LiveChatSettings' });
 
 export const settingsReplySchema = z.object({ settings: settingsSchema, publishableKey: z.string().nullable() });
+export const settingsPutReplySchema = settingsReplySchema.extend({
+  warnings: z.array(z.string()).describe('Readability warnings about the saved theme (WCAG contrast below 4.5:1); empty when none.'),
+});
 export const publishableKeyReplySchema = z.object({ publishableKey: z.string() });
 
 // ---------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ import { hasExplicitIdentitySecret, setExplicitIdentitySecret } from '../identit
 import { liveChatSettingsStore, type LiveChatSettings } from './settings.model.js';
 import type { PutSettingsBody } from './livechat.schemas.js';
 import { agentsOnline } from './livechat.socket.js';
+import { themeContrastWarnings } from './theme.js';
 
 export type { LiveChatSettings } from './settings.model.js';
 
@@ -55,7 +56,8 @@ export async function putSettings(deps: Deps, workspaceId: string, body: PutSett
   );
   if (body.identitySecret !== undefined) await setExplicitIdentitySecret(deps, workspaceId, body.identitySecret);
   if (body.enabled) await ensureKey(deps, workspaceId, 'publishable');
-  return settingsView(deps, workspaceId, settings);
+  // Saved all the same: the owner decides; the widget still derives readable text on the primary colour.
+  return { ...(await settingsView(deps, workspaceId, settings)), warnings: themeContrastWarnings(settings.theme) };
 }
 
 export async function rotatePublishableKey(deps: Deps, workspaceId: string): Promise<string> {

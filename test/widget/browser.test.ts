@@ -40,7 +40,9 @@ function hostPage(url: URL): string {
   const queue = url.searchParams.get('queue');
   const stub = queue ? `<script>window.Hearth = { q: ${JSON.stringify(JSON.parse(queue)).replace(/</g, '\\u003c')} };</script>` : '';
   // Timings are shortened through data attributes so the fallback paths run in a second, not minutes.
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Customer site</title>
+  // `?lang=` sets the page's language (empty: none, so the widget follows the browser's).
+  const lang = (url.searchParams.get('lang') ?? 'en').replace(/[^A-Za-z-]/g, '');
+  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>Customer site</title>
 <style>* { color: rgb(255, 0, 0) !important; font-family: serif !important; } button { display: none !important; }</style></head>
 <body><h1>Customer site</h1>${stub}
 <script src="${node.url}/widget/widget.js" data-publishable-key="${key}" data-poll-min-ms="150" data-poll-max-ms="600"
@@ -76,7 +78,7 @@ afterAll(async () => {
 });
 
 const launcher = (page: Page) => page.locator('[data-hearth-widget] >> .launcher');
-const items = (page: Page) => page.locator('[data-hearth-widget] >> ol[role="log"] > li');
+const items = (page: Page) => page.locator('[data-hearth-widget] >> [role="log"] li');
 const transport = (page: Page) => page.locator('[data-hearth-widget]').getAttribute('data-transport');
 
 async function openWidget(page: Page): Promise<void> {
@@ -149,7 +151,7 @@ test('one script tag: isolated UI, keyboard, live reply, text-only rendering, re
     const focused = await page.evaluate(() => document.querySelector('[data-hearth-widget]')!.shadowRoot!.activeElement?.id);
     expect(focused).toBe('hearth-input');
     await expect(page.locator('[data-hearth-widget] >> .intro').textContent()).resolves.toBe(GREETING);
-    await expect(page.locator('[data-hearth-widget] >> ol[role="log"]').getAttribute('aria-live')).resolves.toBe('polite');
+    await expect(page.locator('[data-hearth-widget] >> [role="log"]').getAttribute('aria-live')).resolves.toBe('polite');
     await expect(page.locator('[data-hearth-widget] >> label[for="hearth-input"]').textContent()).resolves.toBe('Your message');
 
     const hello = `hello from the browser ${Date.now()}`;
@@ -278,10 +280,10 @@ test("the config follows the browser's language, and the away text shows while n
   const context = await browser.newContext({ locale: 'de-CH' });
   try {
     const page = await context.newPage();
-    await page.goto(`${siteUrl}?pk=${activated.body.publishableKey}`);
+    await page.goto(`${siteUrl}?pk=${activated.body.publishableKey}&lang=`);
     await openWidget(page);
     await expect(page.locator('[data-hearth-widget] >> .intro').textContent()).resolves.toBe('Wir sind gerade nicht da');
-    await expect(page.locator('[data-hearth-widget] >> .state').textContent()).resolves.toBe('We will reply as soon as we can');
+    await expect(page.locator('[data-hearth-widget] >> .state').textContent()).resolves.toBe('Wir antworten so bald wie möglich');
   } finally {
     await context.close();
   }
@@ -289,7 +291,7 @@ test("the config follows the browser's language, and the away text shows while n
   const german = await browser.newContext({ locale: 'de-DE' });
   try {
     const page = await german.newPage();
-    await page.goto(siteUrl);
+    await page.goto(`${siteUrl}?lang=`);
     await openWidget(page);
     await expect(page.locator('[data-hearth-widget] >> .intro').textContent()).resolves.toBe(GERMAN_GREETING);
   } finally {

@@ -84,7 +84,7 @@ test('the widget shows `<b>hi</b>` literally: sent and received bodies stay text
     await launcher.click();
     const input = page.locator('[data-hearth-widget] >> textarea');
     await input.waitFor({ state: 'visible' });
-    const items = page.locator('[data-hearth-widget] >> ol[role="log"] > li');
+    const items = page.locator('[data-hearth-widget] >> [role="log"] li');
 
     const mine = ['<b>hi</b>', '  a<b and c>d  '];
     for (const [i, text] of mine.entries()) {

@@ -48,7 +48,7 @@ export class ApiError extends Error {
 export interface Api {
   config(locale: string): Promise<WidgetConfig>;
   start(body: StartBody): Promise<StartResult>;
-  send(token: string, body: string): Promise<ChatMessage>;
+  send(token: string, body: string, visitorEmail?: string): Promise<ChatMessage>;
   messages(token: string, after?: string): Promise<MessagesPage>;
 }
 
@@ -83,7 +83,7 @@ export function createApi(base: string, publishableKey: string): Api {
     config: (locale) =>
       call(`/external/live-chat/config?locale=${encodeURIComponent(locale)}&publishableKey=${encodeURIComponent(publishableKey)}`),
     start: (body) => call('/external/live-chat/conversations', json(body, { 'X-Publishable-Key': publishableKey })),
-    send: (token, body) => call(conv(token), json({ body })),
+    send: (token, body, visitorEmail) => call(conv(token), json(visitorEmail ? { body, visitorEmail } : { body })),
     messages: (token, after) => call(conv(token) + (after ? `?after=${encodeURIComponent(after)}` : '')),
   };
 }

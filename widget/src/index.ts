@@ -38,7 +38,11 @@ function socketConnector(base: string, reconnectMaxMs = 15_000): (token: string,
       withCredentials: false,
     });
     socket.on('connect', handlers.connected);
-    socket.on('disconnect', handlers.disconnected);
+    socket.on('disconnect', (reason) => {
+      handlers.disconnected();
+      // After a server-side disconnect Socket.IO does not come back by itself; polling covers the wait.
+      if (reason === 'io server disconnect') setTimeout(() => void (closed || socket.connect()), reconnectMaxMs);
+    });
     socket.on('connect_error', handlers.disconnected);
     socket.on('message.created', (payload) => {
       if (payload && payload.message) handlers.message(payload.message);
@@ -46,7 +50,13 @@ function socketConnector(base: string, reconnectMaxMs = 15_000): (token: string,
     socket.on('conversation.updated', (payload) => {
       if (payload && payload.status) handlers.status(payload.status);
     });
-    return { close: () => void socket.disconnect() };
+    let closed = false;
+    return {
+      close: () => {
+        closed = true;
+        socket.disconnect();
+      },
+    };
   };
 }
 
@@ -80,7 +90,8 @@ function safeStorage(): Storage | null {
     const config: WidgetOptions = {
       publishableKey: options.publishableKey,
       base,
-      locale: options.locale ?? data.locale ?? navigator.language ?? 'en',
+      // The tag's `data-locale`, else the page's own language, else the browser's.
+      locale: options.locale ?? (data.locale || document.documentElement.lang || navigator.language || 'en'),
       storage: safeStorage(),
       // `data-transport="polling"` switches the socket off (sites whose proxies break upgrades).
       connectSocket: data.transport === 'polling' ? undefined : socketConnector(base, positiveInt(data.reconnectMaxMs)),

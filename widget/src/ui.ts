@@ -1,5 +1,7 @@
 import type { ChatMessage } from '../../src/realtime/events.js';
+import { readableTextOn, themeKey } from '../../src/livechat/theme.js';
 import { compareMessages } from './transport.js';
+import { stringsFor, type Strings } from './strings.js';
 
 /**
  * The widget's DOM: one host element with a shadow root, so the host page's styles do not reach in and
@@ -20,54 +22,49 @@ const CSS = `
 header{background:var(--hearth-primary,#2d5be3);color:var(--hearth-primary-text,#fff);padding:12px 14px;display:flex;align-items:center;gap:8px}
 header h2{font-size:16px;margin:0;flex:1;font-weight:600}
 .state{font-size:12px;opacity:.9}
-.x{all:unset;cursor:pointer;font-size:22px;line-height:1;padding:2px 6px;border-radius:4px}
+.x{all:unset;box-sizing:border-box;cursor:pointer;font-size:24px;line-height:1;min-width:44px;min-height:44px;display:flex;align-items:center;justify-content:center;border-radius:6px;margin:-8px -8px -8px 0}
 .intro{margin:12px 14px 0;padding:10px 12px;background:var(--hearth-intro-background,#f1f3f8);border-radius:10px;white-space:pre-wrap}
-ol{list-style:none;margin:0;padding:12px 14px;flex:1;overflow-y:auto;display:flex;flex-direction:column;gap:8px}
+.log{flex:1;overflow-y:auto}
+ol{list-style:none;margin:0;padding:12px 14px;display:flex;flex-direction:column;gap:8px}
 li{max-width:80%;padding:8px 11px;border-radius:12px;white-space:pre-wrap;overflow-wrap:anywhere}
 li.VISITOR{align-self:flex-end;background:var(--hearth-primary,#2d5be3);color:var(--hearth-primary-text,#fff)}
 li.AGENT{align-self:flex-start;background:var(--hearth-agent-background,#eceff5);color:var(--hearth-text,#1d2330)}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .notice{margin:0 14px 8px;padding:8px 10px;border-radius:8px;background:#fdf2e9;color:#6b3200;font-size:13px}
 .notice[hidden],.restart[hidden]{display:none}
-.restart{all:unset;cursor:pointer;display:block;margin:0 14px 10px;padding:8px 10px;text-align:center;border-radius:8px;border:1px solid var(--hearth-primary,#2d5be3);color:var(--hearth-primary,#2d5be3)}
-form{display:flex;gap:8px;padding:10px 14px;border-top:1px solid #e3e6ee}
+.restart{all:unset;box-sizing:border-box;cursor:pointer;display:block;min-height:44px;margin:0 14px 10px;padding:12px 10px;text-align:center;border-radius:8px;border:2px solid var(--hearth-primary,#2d5be3);color:var(--hearth-text,#1d2330)}
+form{display:flex;gap:8px;padding:10px 14px}
+.email[hidden]+form{border-top:1px solid #e3e6ee}
 form[hidden]{display:none}
-textarea{flex:1;resize:none;font:inherit;color:inherit;padding:8px;border:1px solid #c5cad6;border-radius:8px;min-height:40px;max-height:120px;background:#fff}
-.send{all:unset;cursor:pointer;padding:0 14px;border-radius:8px;background:var(--hearth-primary,#2d5be3);color:var(--hearth-primary-text,#fff);font-weight:600}
+textarea,input{font:inherit;font-size:16px;color:#1d2330;padding:10px;border:1px solid #767d8c;border-radius:8px;min-height:44px;background:#fff}
+textarea{flex:1;resize:none;max-height:120px}
+.email{display:flex;flex-direction:column;gap:4px;padding:10px 14px 0;border-top:1px solid #e3e6ee;font-size:13px}
+.email[hidden]{display:none}
+.email input{width:100%}
+.send{all:unset;box-sizing:border-box;cursor:pointer;min-height:44px;min-width:44px;padding:0 14px;display:flex;align-items:center;justify-content:center;border-radius:8px;background:var(--hearth-primary,#2d5be3);color:var(--hearth-primary-text,#fff);font-weight:600}
+@media (max-width:480px){
+.w{right:12px;bottom:12px}
+.panel{position:fixed;inset:0;width:100%;height:100%;border-radius:0}
+.w.open .launcher{display:none}
+}
 .send[disabled]{opacity:.5;cursor:default}
 `;
 
-export interface UiStrings {
-  title: string;
-  open: string;
-  close: string;
-  messageLabel: string;
-  placeholder: string;
-  send: string;
-  you: string;
-  agent: string;
-  restart: string;
-}
+/** The widget's fixed words; see strings.ts for the languages. */
+export type UiStrings = Strings;
 
-export const DEFAULT_STRINGS: UiStrings = {
-  title: 'Chat with us',
-  open: 'Open chat',
-  close: 'Close chat',
-  messageLabel: 'Your message',
-  placeholder: 'Type a message…',
-  send: 'Send',
-  you: 'You',
-  agent: 'Team',
-  restart: 'Start a new conversation',
-};
+export const DEFAULT_STRINGS: UiStrings = stringsFor('en');
 
 export interface UiCallbacks {
   onOpen(): void;
-  onSend(text: string): Promise<boolean>;
+  /** `email`: what the visitor typed in the offline e-mail field (already checked), else undefined. */
+  onSend(text: string, email?: string): Promise<boolean>;
   onRestart(): void;
 }
 
 const MAX_BODY = 2000;
+/** What the server's `z.email()` accepts, closely enough that the visitor learns of a typo before sending. */
+const EMAIL = /^(?!\.)(?!.*\.\.)[A-Za-z0-9_'+\-.]*[A-Za-z0-9_+-]@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,}$/;
 
 function el<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, attrs: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] {
   const node = doc.createElement(tag);
@@ -76,27 +73,9 @@ function el<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, attrs:
   return node;
 }
 
-/** Theme names map to our CSS variables: `primary`, `primaryColor`, `--hearth-primary` all mean the same. */
-const THEME_ALIASES: Record<string, string> = {
-  'primary-color': 'primary',
-  'accent': 'primary',
-  'accent-color': 'primary',
-  'brand-color': 'primary',
-  'text-color': 'text',
-  'background-color': 'background',
-  'font-family': 'font',
-  'border-radius': 'radius',
-};
-
 export function themeVariable(name: string): string | null {
-  const kebab = name
-    .replace(/^--/, '')
-    .replace(/_/g, '-')
-    .replace(/^hearth-/, '')
-    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
-    .toLowerCase();
-  if (!/^[a-z0-9-]{1,40}$/.test(kebab)) return null;
-  return `--hearth-${THEME_ALIASES[kebab] ?? kebab}`;
+  const key = themeKey(name);
+  return key ? `--hearth-${key}` : null;
 }
 
 export class ChatUi {
@@ -108,6 +87,10 @@ export class ChatUi {
   private readonly state: HTMLElement;
   private readonly intro: HTMLElement;
   private readonly list: HTMLOListElement;
+  private readonly logBox: HTMLElement;
+  private readonly wrap: HTMLElement;
+  private readonly emailBox: HTMLElement;
+  private readonly email: HTMLInputElement;
   private readonly notice: HTMLElement;
   private readonly restart: HTMLButtonElement;
   private readonly form: HTMLFormElement;
@@ -127,7 +110,8 @@ export class ChatUi {
     this.host.style.cssText = 'all:initial;position:fixed;z-index:2147483000;right:0;bottom:0;width:0;height:0';
     this.root = this.host.attachShadow({ mode: 'open' });
     const style = el(doc, 'style', {}, CSS);
-    const wrap = el(doc, 'div', { class: 'w' });
+    const wrap = el(doc, 'div', { class: 'w', lang: strings.lang });
+    this.wrap = wrap;
 
     this.panel = el(doc, 'section', { class: 'panel', id: 'hearth-panel', role: 'dialog', 'aria-label': strings.title, hidden: '' });
     const header = el(doc, 'header');
@@ -140,11 +124,19 @@ export class ChatUi {
     header.append(titleBox, closeButton);
 
     this.intro = el(doc, 'p', { class: 'intro', hidden: '' });
-    // role=log is a polite live region: screen readers announce each message as it is appended.
-    this.list = el(doc, 'ol', { role: 'log', 'aria-live': 'polite', 'aria-relevant': 'additions', 'aria-label': 'Messages' });
+    // role=log is a polite live region: screen readers announce each message as it is appended. It wraps
+    // the list rather than replacing the list's own role.
+    this.logBox = el(doc, 'div', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-relevant': 'additions', 'aria-label': strings.messages });
+    this.list = el(doc, 'ol');
+    this.logBox.append(this.list);
     this.notice = el(doc, 'p', { class: 'notice', role: 'alert', hidden: '' });
     this.restart = el(doc, 'button', { class: 'restart', type: 'button', hidden: '' }, strings.restart);
     this.restart.addEventListener('click', () => this.callbacks.onRestart());
+
+    // Shown only while nobody is online: the visitor may leave an address for the answer.
+    this.emailBox = el(doc, 'div', { class: 'email', hidden: '' });
+    this.email = el(doc, 'input', { id: 'hearth-email', type: 'email', autocomplete: 'email', maxlength: '200', 'aria-describedby': 'hearth-email-hint' });
+    this.emailBox.append(el(doc, 'span', { id: 'hearth-email-hint' }, strings.emailHint), el(doc, 'label', { for: 'hearth-email' }, strings.emailLabel), this.email);
 
     this.form = el(doc, 'form');
     const label = el(doc, 'label', { for: 'hearth-input', class: 'sr' }, strings.messageLabel);
@@ -161,7 +153,7 @@ export class ChatUi {
         void this.submit();
       }
     });
-    this.panel.append(header, this.intro, this.list, this.notice, this.restart, this.form);
+    this.panel.append(header, this.intro, this.logBox, this.notice, this.restart, this.emailBox, this.form);
     this.panel.addEventListener('keydown', (event) => {
       if (event.key === 'Escape') {
         event.stopPropagation();
@@ -192,11 +184,24 @@ export class ChatUi {
 
   applyTheme(theme: Record<string, string> | null | undefined): void {
     if (!theme || typeof theme !== 'object') return;
+    const set = new Map<string, string>();
     for (const [name, value] of Object.entries(theme)) {
       const variable = themeVariable(name);
       // setProperty goes through the CSSOM: a value cannot break out into other declarations.
-      if (variable && typeof value === 'string' && value.length <= 200) this.host.style.setProperty(variable, value);
+      if (variable && typeof value === 'string' && value.length <= 200) {
+        this.host.style.setProperty(variable, value);
+        set.set(variable, value);
+      }
     }
+    // Text on the brand colour is chosen for contrast (WCAG 4.5:1) unless the theme names it itself.
+    const primary = set.get('--hearth-primary');
+    const readable = primary && !set.has('--hearth-primary-text') ? readableTextOn(primary) : null;
+    if (readable) this.host.style.setProperty('--hearth-primary-text', readable);
+  }
+
+  /** Offline: ask for an e-mail with the message (optional). */
+  setEmailCapture(on: boolean): void {
+    this.emailBox.hidden = !on;
   }
 
   setIntro(text: string | null | undefined): void {
@@ -211,6 +216,7 @@ export class ChatUi {
   open(): void {
     if (this.opened) return;
     this.opened = true;
+    this.wrap.classList.add('open');
     this.panel.hidden = false;
     this.launcher.setAttribute('aria-expanded', 'true');
     this.launcher.setAttribute('aria-label', this.strings.close);
@@ -223,6 +229,7 @@ export class ChatUi {
   close(): void {
     if (!this.opened) return;
     this.opened = false;
+    this.wrap.classList.remove('open');
     this.panel.hidden = true;
     this.launcher.setAttribute('aria-expanded', 'false');
     this.launcher.setAttribute('aria-label', this.strings.open);
@@ -274,21 +281,32 @@ export class ChatUi {
     this.unread = count;
     this.badge.textContent = String(count);
     this.badge.hidden = count === 0;
-    this.launcher.setAttribute('aria-label', count && !this.opened ? `${this.strings.open} (${count} new)` : this.opened ? this.strings.close : this.strings.open);
+    this.launcher.setAttribute('aria-label', count && !this.opened ? `${this.strings.open} (${this.strings.newCount.replace('{n}', String(count))})` : this.opened ? this.strings.close : this.strings.open);
   }
 
   private scrollToEnd(): void {
-    this.list.scrollTop = this.list.scrollHeight;
+    this.logBox.scrollTop = this.logBox.scrollHeight;
   }
 
   private async submit(): Promise<void> {
     // Sent exactly as typed (the server keeps bodies verbatim); only an all-blank text is not sent.
     const text = this.input.value;
     if (!text.trim() || this.sending) return;
+    let email: string | undefined;
+    if (!this.emailBox.hidden) {
+      email = this.email.value.trim() || undefined;
+      if (email && !EMAIL.test(email)) {
+        this.showNotice(this.strings.emailInvalid);
+        this.email.setAttribute('aria-invalid', 'true');
+        this.email.focus();
+        return;
+      }
+      this.email.removeAttribute('aria-invalid');
+    }
     this.sending = true;
     this.sendButton.disabled = true;
     try {
-      if (await this.callbacks.onSend(text)) this.input.value = '';
+      if (await this.callbacks.onSend(text, email)) this.input.value = '';
     } finally {
       this.sending = false;
       this.sendButton.disabled = false;

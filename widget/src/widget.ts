@@ -1,6 +1,7 @@
 import type { ChatMessage } from '../../src/realtime/events.js';
 import { ApiError, createApi, type Api, type VisitorIdentity, type WidgetConfig } from './api.js';
 import { Transport, fetchAllMessages, type SocketHandle, type SocketHandlers } from './transport.js';
+import { stringsFor, type Strings } from './strings.js';
 import { ChatUi } from './ui.js';
 
 export interface WidgetOptions {
@@ -22,17 +23,6 @@ interface Saved {
   externalId?: string;
 }
 
-export const TEXT = {
-  online: 'We are online',
-  offline: 'We will reply as soon as we can',
-  flood: 'You are sending messages very quickly. Please wait a moment, then try again.',
-  closed: 'This conversation was closed by our team. You can start a new one.',
-  invalid: 'This message could not be sent. Messages can be up to 2000 characters.',
-  network: 'We could not reach the chat service. Please check your connection and try again.',
-  failed: 'Something went wrong while sending. Please try again.',
-  unavailable: 'Chat is not available right now.',
-};
-
 function randomId(): string {
   const c = globalThis.crypto;
   if (c && typeof c.randomUUID === 'function') return c.randomUUID();
@@ -51,13 +41,21 @@ export class HearthWidget {
   private closed = false;
   private destroyed = false;
   private readonly storageKey: string;
+  private readonly text: Strings;
+  /** Offline capture: the e-mail is asked for until one message carried it. */
+  private askEmail = false;
   private ready: Promise<void> | null = null;
+  /** The visitor's other tabs on this origin: a message sent here is shown there at once, de-duplicated by id. */
+  private readonly siblings: BroadcastChannel | null;
 
   constructor(private readonly options: WidgetOptions) {
     this.api = createApi(options.base, options.publishableKey);
     // One token per workspace key: two Hearth-powered sites on one origin do not share a conversation.
     this.storageKey = `hearth.chat.${options.publishableKey.slice(0, 16)}`;
+    this.text = stringsFor(options.locale);
     this.saved = this.read<Saved>(this.storageKey);
+    this.siblings = typeof BroadcastChannel === 'function' ? new BroadcastChannel(this.storageKey) : null;
+    if (this.siblings) this.siblings.onmessage = (event: MessageEvent) => this.onSibling(event.data);
   }
 
   boot(): Promise<void> {
@@ -84,6 +82,7 @@ export class HearthWidget {
   /** Removes the widget and forgets the conversation on this browser (for instance on sign-out). */
   shutdown(): void {
     this.destroyed = true;
+    this.siblings?.close();
     this.transport?.stop();
     this.transport = null;
     this.ui?.destroy();
@@ -102,9 +101,9 @@ export class HearthWidget {
     if (this.destroyed || !this.config.enabled) return;
     const ui = new ChatUi(document, {
       onOpen: () => this.onOpen(),
-      onSend: (text) => this.send(text),
+      onSend: (text, email) => this.send(text, email),
       onRestart: () => this.restart(),
-    });
+    }, this.text);
     this.ui = ui;
     ui.applyTheme(this.config.theme);
     this.showIntro();
@@ -117,7 +116,9 @@ export class HearthWidget {
     if (!config || !this.ui) return;
     const online = config.online !== false;
     this.ui.setIntro(online ? config.greeting : (config.offlineMessage ?? config.greeting));
-    this.ui.setStateText(online ? TEXT.online : TEXT.offline);
+    this.ui.setStateText(online ? this.text.online : this.text.offline);
+    this.askEmail = !online;
+    this.ui.setEmailCapture(this.askEmail);
   }
 
   /** A reload: the stored token's history comes back, and the live channel reopens while it is OPEN. */
@@ -152,7 +153,7 @@ export class HearthWidget {
           locale: this.options.locale.slice(0, 35),
           visitor: this.visitor ?? undefined,
         });
-        if (!result.enabled || !result.conversationToken) throw new ApiError(503, 'chat_disabled', TEXT.unavailable);
+        if (!result.enabled || !result.conversationToken) throw new ApiError(503, 'chat_disabled', this.text.unavailable);
         this.saved = { token: result.conversationToken, externalId: this.visitor?.externalId };
         this.write(this.storageKey, this.saved);
         this.closed = false;
@@ -186,21 +187,44 @@ export class HearthWidget {
     transport.start();
   }
 
-  private async send(text: string): Promise<boolean> {
+  private async send(text: string, email?: string): Promise<boolean> {
     this.ui?.showNotice(null);
     try {
       await this.ensureConversation();
       const token = this.saved?.token;
-      if (!token) throw new ApiError(503, 'chat_disabled', TEXT.unavailable);
-      const message = await this.api.send(token, text);
+      if (!token) throw new ApiError(503, 'chat_disabled', this.text.unavailable);
+      const message = await this.api.send(token, text, email);
+      this.siblings?.postMessage({ token, message });
       if (this.transport) {
         this.transport.addOwn(message);
         this.transport.nudge();
       } else this.ui?.addMessages([message]);
+      if (this.askEmail) {
+        this.askEmail = !email;
+        this.ui?.setEmailCapture(this.askEmail);
+        this.ui?.showNotice(this.text.offlineSent);
+      }
       return true;
     } catch (error) {
       return this.explain(error);
     }
+  }
+
+  /** Another tab of this visitor sent a message: shown here once (the log drops it if a fetch brings it too). */
+  private onSibling(data: { token?: unknown; message?: ChatMessage } | null): void {
+    if (this.destroyed || !this.ui || !data || typeof data.token !== 'string' || !data.message) return;
+    if (!this.saved) {
+      // The other tab started the conversation: this one takes it up, history included.
+      const saved = this.read<Saved>(this.storageKey);
+      if (saved?.token !== data.token) return;
+      this.saved = saved;
+      this.closed = false;
+      void this.resume(saved.token);
+      return;
+    }
+    if (this.saved.token !== data.token) return;
+    if (this.transport) this.transport.addOwn(data.message);
+    else this.ui.addMessages([data.message]);
   }
 
   /** Errors become sentences for the visitor, never a crash; returns whether the text may be cleared. */
@@ -210,15 +234,15 @@ export class HearthWidget {
       this.markClosed();
       return false;
     }
-    if (e.status === 409) this.ui?.showNotice(TEXT.flood);
+    if (e.status === 409) this.ui?.showNotice(this.text.flood);
     else if (e.status === 404) {
       // The stored conversation is gone: the next attempt starts a fresh one.
       this.forget();
-      this.ui?.showNotice(TEXT.failed);
-    } else if (e.status === 400 || e.status === 413) this.ui?.showNotice(TEXT.invalid);
-    else if (e.status === 0) this.ui?.showNotice(TEXT.network);
-    else if (e.code === 'chat_disabled') this.ui?.showNotice(TEXT.unavailable);
-    else this.ui?.showNotice(TEXT.failed);
+      this.ui?.showNotice(this.text.failed);
+    } else if (e.status === 400 || e.status === 413) this.ui?.showNotice(this.text.invalid);
+    else if (e.status === 0) this.ui?.showNotice(this.text.network);
+    else if (e.code === 'chat_disabled') this.ui?.showNotice(this.text.unavailable);
+    else this.ui?.showNotice(this.text.failed);
     return false;
   }
 
@@ -227,7 +251,7 @@ export class HearthWidget {
     this.transport?.stop();
     this.transport = null;
     this.ui?.setClosed(true);
-    this.ui?.showNotice(TEXT.closed);
+    this.ui?.showNotice(this.text.closed);
   }
 
   private restart(): void {

@@ -1,0 +1,153 @@
+/**
+ * Every sentence the widget shows, per language. The workspace's own greeting and offline texts come
+ * from the config (already localized by the server); these are the widget's fixed words around them.
+ */
+export interface Strings {
+  /** The language of these strings (a `lang` attribute). */
+  lang: string;
+  title: string;
+  open: string;
+  close: string;
+  messageLabel: string;
+  placeholder: string;
+  send: string;
+  you: string;
+  agent: string;
+  messages: string;
+  restart: string;
+  newCount: string;
+  online: string;
+  offline: string;
+  flood: string;
+  closed: string;
+  invalid: string;
+  network: string;
+  failed: string;
+  unavailable: string;
+  emailLabel: string;
+  emailHint: string;
+  emailInvalid: string;
+  offlineSent: string;
+}
+
+const en: Strings = {
+  lang: 'en',
+  title: 'Chat with us',
+  open: 'Open chat',
+  close: 'Close chat',
+  messageLabel: 'Your message',
+  placeholder: 'Type a message…',
+  send: 'Send',
+  you: 'You',
+  agent: 'Team',
+  messages: 'Messages',
+  restart: 'Start a new conversation',
+  newCount: '{n} new',
+  online: 'We are online',
+  offline: 'We will reply as soon as we can',
+  flood: 'You are sending messages very quickly. Please wait a moment, then try again.',
+  closed: 'This conversation was closed by our team. You can start a new one.',
+  invalid: 'This message could not be sent. Messages can be up to 2000 characters.',
+  network: 'We could not reach the chat service. Please check your connection and try again.',
+  failed: 'Something went wrong while sending. Please try again.',
+  unavailable: 'Chat is not available right now.',
+  emailLabel: 'Your e-mail (optional)',
+  emailHint: 'We are away right now. Leave your e-mail and we will answer there.',
+  emailInvalid: 'Please enter a valid e-mail address, or leave the field empty.',
+  offlineSent: 'Thanks! We will get back to you as soon as we can.',
+};
+
+const de: Strings = {
+  lang: 'de',
+  title: 'Chatten Sie mit uns',
+  open: 'Chat öffnen',
+  close: 'Chat schließen',
+  messageLabel: 'Ihre Nachricht',
+  placeholder: 'Nachricht eingeben…',
+  send: 'Senden',
+  you: 'Sie',
+  agent: 'Team',
+  messages: 'Nachrichten',
+  restart: 'Neues Gespräch beginnen',
+  newCount: '{n} neu',
+  online: 'Wir sind online',
+  offline: 'Wir antworten so bald wie möglich',
+  flood: 'Sie senden sehr schnell. Bitte warten Sie einen Moment und versuchen Sie es dann erneut.',
+  closed: 'Unser Team hat dieses Gespräch beendet. Sie können ein neues beginnen.',
+  invalid: 'Diese Nachricht konnte nicht gesendet werden. Nachrichten dürfen bis zu 2000 Zeichen lang sein.',
+  network: 'Der Chat ist nicht erreichbar. Bitte prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
+  failed: 'Beim Senden ist etwas schiefgegangen. Bitte versuchen Sie es erneut.',
+  unavailable: 'Der Chat ist gerade nicht verfügbar.',
+  emailLabel: 'Ihre E-Mail-Adresse (optional)',
+  emailHint: 'Wir sind gerade nicht da. Hinterlassen Sie Ihre E-Mail-Adresse, dann antworten wir dorthin.',
+  emailInvalid: 'Bitte geben Sie eine gültige E-Mail-Adresse ein oder lassen Sie das Feld leer.',
+  offlineSent: 'Danke! Wir melden uns so bald wie möglich.',
+};
+
+const fr: Strings = {
+  lang: 'fr',
+  title: 'Discutez avec nous',
+  open: 'Ouvrir le chat',
+  close: 'Fermer le chat',
+  messageLabel: 'Votre message',
+  placeholder: 'Écrivez un message…',
+  send: 'Envoyer',
+  you: 'Vous',
+  agent: 'Équipe',
+  messages: 'Messages',
+  restart: 'Commencer une nouvelle conversation',
+  newCount: '{n} nouveau(x)',
+  online: 'Nous sommes en ligne',
+  offline: 'Nous vous répondrons dès que possible',
+  flood: 'Vous envoyez des messages très vite. Patientez un instant, puis réessayez.',
+  closed: 'Notre équipe a clos cette conversation. Vous pouvez en commencer une nouvelle.',
+  invalid: "Ce message n'a pas pu être envoyé. Un message compte au plus 2000 caractères.",
+  network: 'Le service de chat est injoignable. Vérifiez votre connexion et réessayez.',
+  failed: "Une erreur s'est produite lors de l'envoi. Veuillez réessayer.",
+  unavailable: "Le chat n'est pas disponible pour le moment.",
+  emailLabel: 'Votre e-mail (facultatif)',
+  emailHint: 'Nous sommes absents pour le moment. Laissez votre e-mail et nous vous répondrons par ce biais.',
+  emailInvalid: 'Saisissez une adresse e-mail valide, ou laissez le champ vide.',
+  offlineSent: 'Merci ! Nous revenons vers vous dès que possible.',
+};
+
+const es: Strings = {
+  lang: 'es',
+  title: 'Chatea con nosotros',
+  open: 'Abrir el chat',
+  close: 'Cerrar el chat',
+  messageLabel: 'Tu mensaje',
+  placeholder: 'Escribe un mensaje…',
+  send: 'Enviar',
+  you: 'Tú',
+  agent: 'Equipo',
+  messages: 'Mensajes',
+  restart: 'Empezar una nueva conversación',
+  newCount: '{n} nuevo(s)',
+  online: 'Estamos en línea',
+  offline: 'Te responderemos lo antes posible',
+  flood: 'Estás enviando mensajes muy rápido. Espera un momento y vuelve a intentarlo.',
+  closed: 'Nuestro equipo cerró esta conversación. Puedes empezar una nueva.',
+  invalid: 'No se pudo enviar este mensaje. Los mensajes pueden tener hasta 2000 caracteres.',
+  network: 'No pudimos conectar con el chat. Revisa tu conexión y vuelve a intentarlo.',
+  failed: 'Algo salió mal al enviar. Inténtalo de nuevo.',
+  unavailable: 'El chat no está disponible en este momento.',
+  emailLabel: 'Tu correo electrónico (opcional)',
+  emailHint: 'Ahora no estamos. Déjanos tu correo y te responderemos allí.',
+  emailInvalid: 'Introduce un correo electrónico válido o deja el campo vacío.',
+  offlineSent: '¡Gracias! Te responderemos lo antes posible.',
+};
+
+const TABLES: Record<string, Strings> = { en, de, fr, es };
+
+/** The strings of a BCP 47 tag by its primary language (`de-AT` -> German); English otherwise. */
+export function stringsFor(locale: string | null | undefined): Strings {
+  const primary = (locale ?? '').trim().toLowerCase().split(/[-_]/)[0];
+  return TABLES[primary] ?? en;
+}
+
+/** The language the widget actually speaks for a tag: what `lang` attributes should say. */
+export function languageFor(locale: string | null | undefined): string {
+  const primary = (locale ?? '').trim().toLowerCase().split(/[-_]/)[0];
+  return TABLES[primary] ? primary : 'en';
+}
