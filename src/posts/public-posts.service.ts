@@ -6,7 +6,7 @@ import { type Workspace } from '../workspaces/workspaces.service.js';
 import { postTypesByIds, type PostType } from './post-types.service.js';
 import { publishedPostStore, type PublishedPost } from './published-posts.model.js';
 import type { PostBody } from './post-bodies.model.js';
-import { MAX_FORCED_PAGE_SIZE, MAX_PAGE_SIZE } from './posts.schemas.js';
+import { MAX_FORCED_PAGE_SIZE, MAX_PAGE_SIZE, type PostListField, type PostSort } from './posts.schemas.js';
 
 /** `limit` is clamped to 50; `force_limit` replaces it, clamped to 1000. */
 export function effectiveLimit(limit: number | undefined, forceLimit: number | undefined): number {
@@ -73,20 +73,62 @@ async function presentPosts(deps: Deps, workspace: Workspace, posts: PublishedPo
   });
 }
 
-export async function listPublicPosts(
-  deps: Deps,
-  workspace: Workspace,
-  query: { type: string; locale?: string; page?: number; limit?: number; force_limit?: number; include?: 'content'; q?: string },
-) {
+export interface PublicPostsQuery {
+  type: string;
+  locale?: string;
+  page?: number;
+  limit?: number;
+  force_limit?: number;
+  include?: 'content';
+  q?: string;
+  /** A category slug; an unknown one matches nothing. */
+  category?: string;
+  tag?: string[];
+  author?: string;
+  sort?: PostSort;
+  fields?: PostListField[];
+  /** ISO date-time. */
+  updatedSince?: string;
+}
+
+/**
+ * The public sort orders. `updatedAt` is when the public snapshot last changed, which the spec's re-stamp
+ * rule makes `publishedAt` (a draft edit changes nothing public, so it must not move a post either).
+ */
+function sortOf(sort: PostSort | undefined): { field: 'publishedAt' | 'title'; direction: 1 | -1 } {
+  const key = sort ?? '-publishedAt';
+  const direction = key.startsWith('-') ? -1 : 1;
+  return { field: key.endsWith('title') ? 'title' : 'publishedAt', direction };
+}
+
+/** A sparse fieldset: only the named fields, in the item's field order. */
+function pick<T extends Record<string, unknown>>(item: T, fields: readonly string[]): Partial<T> {
+  return Object.fromEntries(Object.entries(item).filter(([name]) => fields.includes(name))) as Partial<T>;
+}
+
+export async function listPublicPosts(deps: Deps, workspace: Workspace, query: PublicPostsQuery) {
   const request = { page: query.page ?? 1, limit: effectiveLimit(query.limit, query.force_limit) };
-  const withContent = query.include === 'content';
+  const wantsBody = !query.fields || query.fields.includes('contentHtml') || query.fields.includes('contentMarkdown');
+  const withContent = query.include === 'content' && wantsBody;
+  let categoryId: string | undefined;
+  if (query.category !== undefined) {
+    categoryId = (await listCategories(deps, workspace)).find((category) => category.slug === query.category)?.id;
+    if (!categoryId) return { items: [], pageInfo: pageInfoOf(request, 0) };
+  }
   const { items, total } = await publishedPostStore(deps.db).list(workspace.id, {
     type: query.type === '*' ? null : query.type,
     locale: query.locale ?? null,
     qPattern: query.q ? escapeRegex(query.q) : null,
+    categoryId,
+    tags: query.tag,
+    authorName: query.author,
+    since: query.updatedSince ? new Date(query.updatedSince) : undefined,
+    sort: sortOf(query.sort),
     ...request,
   });
-  return { items: await presentPosts(deps, workspace, items, withContent), pageInfo: pageInfoOf(request, total) };
+  const presented = await presentPosts(deps, workspace, items, withContent);
+  const fields = query.fields;
+  return { items: fields ? presented.map((item) => pick(item, fields)) : presented, pageInfo: pageInfoOf(request, total) };
 }
 
 /** `locale` given: that locale only. Omitted: the default locale, then the other locales in workspace order. */
