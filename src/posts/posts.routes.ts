@@ -7,10 +7,12 @@ import {
   adminPostSchema,
   adminPostsQuery,
   categoriesQuery,
+  changesQuery,
   createPostBody,
   listPostsQuery,
   patchPostBody,
   postListSchema,
+  postChangesSchema,
   postParams,
   singlePostQuery,
   singlePostSchema,
@@ -19,6 +21,7 @@ import {
 } from './posts.schemas.js';
 import { createPost, deletePost, editDraft, getPost, listPostsAdmin, toAdminPost } from './posts.service.js';
 import { publishPost, unpublishPost } from './publication.service.js';
+import { listChanges } from './post-changes.service.js';
 import { getPublicPost, listPublicCategories, listPublicPosts } from './public-posts.service.js';
 
 const external = ['External: content'];
@@ -52,6 +55,24 @@ export const publicPostRoutes: RouteDef[] = [
     query: listPostsQuery,
     responses: { 200: { description: 'A page of posts.', schema: postListSchema }, 304: NOT_MODIFIED, 400: 'Invalid query parameter.', 401: KEY_401 },
     handle: async ({ deps, req, workspace, query }) => conditionalGet(req, await listPublicPosts(deps, workspace, query)),
+  }),
+  // Before `/external/posts/:slug`, so `changes` is not read as a slug.
+  route({
+    method: 'get',
+    path: '/external/posts/changes',
+    cache: 'published',
+    summary: 'What changed publicly since a point (incremental sync)',
+    description: [
+      'The public changes of posts in order: `published` (first publish, republish with new content, or a new slug: key your copy by `postId`), `unpublished`, `deleted` (a post that was once published; never-published drafts never appear). `slug` and `locale` are the ones the post was served under.',
+      '`since`: an ISO 8601 date-time (changes at or after it) or the `next` cursor of a previous answer (changes strictly after it); omitted: from the beginning. Anything else is 400.',
+      '`limit`: 1 to 500 (default 500; above 500 is 400). `hasMore` says another page follows at once. Pass `next` as `since` on the next sync; with no new change it is returned unchanged.',
+      CONDITIONAL_GET_NOTE,
+    ].join('\n\n'),
+    tags: external,
+    auth: 'workspaceKey',
+    query: changesQuery,
+    responses: { 200: { description: 'A page of changes, oldest first.', schema: postChangesSchema }, 304: NOT_MODIFIED, 400: 'Invalid since or limit.', 401: KEY_401 },
+    handle: async ({ deps, req, workspace, query }) => conditionalGet(req, await listChanges(deps, workspace.id, query)),
   }),
   route({
     method: 'get',

@@ -72,6 +72,29 @@ export const listPostsQuery = z.object({
   updatedSince: isoDateTimeParam.transform((value) => new Date(value).toISOString()).optional(),
 });
 
+export const changesQuery = z.object({
+  since: z
+    .union([isoDateTimeParam, z.string().regex(/^[A-Za-z0-9_-]{1,100}$/)], { message: 'must be an ISO 8601 date-time or a `next` cursor of this feed' })
+    .optional(),
+  limit: positiveIntParam.refine((limit) => limit <= 500, 'at most 500').optional(),
+});
+
+export const postChangeSchema = z.object({
+  postId: z.string(),
+  slug: z.string().describe('The slug the post was published (or last served) under.'),
+  locale: z.string(),
+  change: z.enum(['published', 'unpublished', 'deleted']),
+  at: z.string(),
+});
+
+export const postChangesSchema = z
+  .object({
+    items: z.array(postChangeSchema),
+    next: z.string().describe('Pass as `since` for the changes after this page.'),
+    hasMore: z.boolean().describe('Another page follows at once.'),
+  })
+  .meta({ id: 'PostChanges' });
+
 export const singlePostQuery = z.object({
   locale: localeSchema.optional(),
   include: z.literal('content', { message: 'the only supported value is "content"' }).optional(),
