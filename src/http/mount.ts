@@ -72,7 +72,7 @@ export function mountRoutes(app: Express, deps: Deps, routes: RouteDef[], authen
       const params = parse(def.params, req.params, 'path parameters');
       const query = parse(def.query, { ...(req.query as object) }, 'query parameters');
       const body = parse(def.body, req.body ?? {}, 'body');
-      const cacheable = cacheKeyOf(def, auth.context, params, query);
+      const cacheable = def.bypassCache?.(query) ? undefined : cacheKeyOf(def, auth.context, params, query);
       const lookup = cacheable ? deps.cache.content.lookup(cacheable.key) : undefined;
       if (lookup && 'hit' in lookup) return sendCached(req, res, lookup.hit, !!record);
       const reply = await def.handle({ deps, req, res, params, query, body, ...auth.context } as never);

@@ -14,6 +14,8 @@ import {
   postListSchema,
   postChangesSchema,
   postParams,
+  previewTokenBody,
+  previewTokenSchema,
   singlePostQuery,
   singlePostSchema,
   slugParams,
@@ -22,6 +24,7 @@ import {
 import { createPost, deletePost, editDraft, getPost, listPostsAdmin, toAdminPost } from './posts.service.js';
 import { publishPost, unpublishPost } from './publication.service.js';
 import { listChanges } from './post-changes.service.js';
+import { mintPreviewToken, previewPost, revokePreviewToken } from './preview.service.js';
 import { getPublicPost, listPublicCategories, listPublicPosts } from './public-posts.service.js';
 
 const external = ['External: content'];
@@ -83,6 +86,7 @@ export const publicPostRoutes: RouteDef[] = [
       'With `locale`: the slug in that locale only, else 404. Without: the workspace `defaultLocale` first, then the other served locales in the order of `workspace.locales`.',
       '`translations` lists every published locale variant of the post (itself included) in workspace locale order. `locale` and `type` name the variant served.',
       'As in the list, `contentHtml`/`contentMarkdown` are null unless `include=content`. Drafts, unpublished and deleted posts answer 404 exactly as if they never existed.',
+      '`preview=<token>` (minted by `POST /admin/workspaces/:wid/posts/:pid/preview-token`): the current DRAFT of that one post, when `:slug` is its draft slug (and `locale`, if given, its locale); `publishedAt` is its last publish, or now for a post never published. Answered `Cache-Control: no-store`, never from or into the content cache. A wrong, revoked or expired token, or another post\'s slug, is 404 as if the draft did not exist. The token is redacted from logs.',
       CONDITIONAL_GET_NOTE,
     ].join('\n\n'),
     tags: external,
@@ -90,7 +94,11 @@ export const publicPostRoutes: RouteDef[] = [
     params: slugParams,
     query: singlePostQuery,
     responses: { 200: { description: 'The post.', schema: singlePostSchema }, 304: NOT_MODIFIED, 400: 'Invalid query parameter.', 401: KEY_401, 404: 'No published post with this slug in the locale(s).' },
-    handle: async ({ deps, req, workspace, params, query }) => conditionalGet(req, await getPublicPost(deps, workspace, params.slug, query)),
+    bypassCache: (query) => query.preview !== undefined,
+    handle: async ({ deps, req, workspace, params, query }) => {
+      if (query.preview !== undefined) return { body: await previewPost(deps, workspace, params.slug, query.preview, query), headers: { 'Cache-Control': 'no-store' } };
+      return conditionalGet(req, await getPublicPost(deps, workspace, params.slug, query));
+    },
   }),
   route({
     method: 'get',
@@ -190,6 +198,34 @@ export const postRoutes: RouteDef[] = [
     params: postParams,
     responses: { 200: { description: 'The post.', schema: adminPostSchema }, 404: 'No such post.' },
     handle: async ({ deps, workspace, params }) => ({ body: toAdminPost(await unpublishPost(deps, workspace, params.pid)) }),
+  }),
+  route({
+    method: 'post',
+    path: '/admin/workspaces/:wid/posts/:pid/preview-token',
+    summary: 'Mint a draft preview token',
+    description: `The token lets \`GET /external/posts/:slug?preview=<token>\` (with the workspace key) read this post's current draft until \`expiresAt\` (\`expiresInMinutes\`, default 24 h, 1 to 10080). One token per post: minting again replaces the previous one. Only its SHA-256 hash is stored. ${OWNER_ONLY}`,
+    tags: adminTags,
+    auth: 'member',
+    role: 'owner',
+    params: postParams,
+    body: previewTokenBody,
+    responses: { 201: { description: 'The token (shown once).', schema: previewTokenSchema }, 400: 'Invalid body.', 404: 'No such post.' },
+    handle: async ({ deps, workspace, params, body }) => ({ status: 201, body: await mintPreviewToken(deps, workspace, params.pid, body.expiresInMinutes) }),
+  }),
+  route({
+    method: 'delete',
+    path: '/admin/workspaces/:wid/posts/:pid/preview-token',
+    summary: 'Revoke the draft preview token',
+    description: `The post's preview token stops working at once (idempotent). ${OWNER_ONLY}`,
+    tags: adminTags,
+    auth: 'member',
+    role: 'owner',
+    params: postParams,
+    responses: { 204: 'Revoked.', 404: 'No such post.' },
+    handle: async ({ deps, workspace, params }) => {
+      await revokePreviewToken(deps, workspace, params.pid);
+      return { status: 204 };
+    },
   }),
   route({
     method: 'delete',

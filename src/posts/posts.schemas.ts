@@ -98,7 +98,20 @@ export const postChangesSchema = z
 export const singlePostQuery = z.object({
   locale: localeSchema.optional(),
   include: z.literal('content', { message: 'the only supported value is "content"' }).optional(),
+  preview: z.string().min(1).max(200).optional(),
 });
+
+export const previewTokenBody = z.object({
+  expiresInMinutes: z.number().int().min(1).max(7 * 24 * 60).optional().describe('Default 1440 (24 h), at most 10080 (7 days).'),
+});
+
+export const previewTokenSchema = z
+  .object({
+    token: z.string().describe('Shown once; only its hash is stored.'),
+    expiresAt: z.string(),
+    url: z.string().nullable().describe('`${siteUrl}/${locale}/${slug}?preview=<token>`; null while the workspace has no `siteUrl`.'),
+  })
+  .meta({ id: 'PreviewToken' });
 
 export const slugParams = z.object({ slug: z.string().min(1).max(200) });
 

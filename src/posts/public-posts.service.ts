@@ -6,6 +6,7 @@ import { type Workspace } from '../workspaces/workspaces.service.js';
 import { postTypesByIds, type PostType } from './post-types.service.js';
 import { publishedPostStore, type PublishedPost } from './published-posts.model.js';
 import type { PostBody } from './post-bodies.model.js';
+import type { Post } from './posts.model.js';
 import { MAX_FORCED_PAGE_SIZE, MAX_PAGE_SIZE, type PostListField, type PostSort } from './posts.schemas.js';
 
 /** `limit` is clamped to 50; `force_limit` replaces it, clamped to 1000. */
@@ -133,14 +134,18 @@ export async function listPublicPosts(deps: Deps, workspace: Workspace, query: P
 
 /** `locale` given: that locale only. Omitted: the default locale, then the other locales in workspace order. */
 export async function getPublicPost(deps: Deps, workspace: Workspace, slug: string, query: { locale?: string; include?: 'content' }) {
-  const published = publishedPostStore(deps.db);
   const order = query.locale ? [query.locale] : [workspace.defaultLocale, ...workspace.locales.filter((l) => l !== workspace.defaultLocale)];
-  const candidates = await published.bySlugIn(workspace.id, order, slug);
+  const candidates = await publishedPostStore(deps.db).bySlugIn(workspace.id, order, slug);
   const found = candidates.sort((a, b) => order.indexOf(a.locale) - order.indexOf(b.locale))[0] ?? null;
   if (!found) throw fail('published_post_not_found');
+  return presentSingle(deps, workspace, found, query.include === 'content' ? 'published' : null);
+}
+
+/** The single-post answer: the list item, `locale`, `type` and the published translations in workspace order. */
+async function presentSingle(deps: Deps, workspace: Workspace, post: PublishedPost, bodies: 'published' | PostBody | null) {
   const [[presented], siblings] = await Promise.all([
-    presentPosts(deps, workspace, [found], query.include === 'content'),
-    published.inGroup(workspace.id, found.translationGroupId),
+    presentPosts(deps, workspace, [post], bodies === 'published'),
+    publishedPostStore(deps.db).inGroup(workspace.id, post.translationGroupId),
   ]);
   const rank = (locale: string) => {
     const index = workspace.locales.indexOf(locale);
@@ -148,8 +153,27 @@ export async function getPublicPost(deps: Deps, workspace: Workspace, slug: stri
   };
   const translations = siblings
     .sort((a, b) => rank(a.locale) - rank(b.locale) || (a.locale < b.locale ? -1 : 1))
-    .map((post) => ({ locale: post.locale, slug: post.content.slug, publishedAt: post.publishedAt.toISOString() }));
-  return { ...presented, locale: found.locale, type: found.type, translations };
+    .map((sibling) => ({ locale: sibling.locale, slug: sibling.content.slug, publishedAt: sibling.publishedAt.toISOString() }));
+  const body = bodies && bodies !== 'published' ? { contentHtml: bodies.contentHtml, contentMarkdown: bodies.contentMarkdown } : {};
+  return { ...presented, ...body, locale: post.locale, type: post.type, translations };
+}
+
+/**
+ * A draft shown as the published post it would become (preview): its draft fields, its draft bodies with
+ * `include=content`, and `publishedAt` of its last publish (now, for a post never published).
+ */
+export function presentDraft(deps: Deps, workspace: Workspace, post: Post, withContent: boolean) {
+  const { contentHtml, contentMarkdown, ...fields } = post.draft;
+  const asPublished: PublishedPost = {
+    id: post.id,
+    type: post.type,
+    postTypeId: post.postTypeId,
+    locale: post.locale,
+    translationGroupId: post.translationGroupId,
+    publishedAt: post.publishedAt ?? deps.clock.now(),
+    content: fields,
+  };
+  return presentSingle(deps, workspace, asPublished, withContent ? { contentHtml, contentMarkdown } : null);
 }
 
 /**
