@@ -74,6 +74,8 @@ async function presentPosts(deps: Deps, workspace: Workspace, posts: PublishedPo
   });
 }
 
+export type PublicPostItem = Awaited<ReturnType<typeof presentPosts>>[number];
+
 export interface PublicPostsQuery {
   type: string;
   locale?: string;
