@@ -4,6 +4,7 @@ import { authRoutes } from '../auth/auth.routes.js';
 import { analyticsConfigRoutes, workspaceRoutes } from '../workspaces/workspaces.routes.js';
 import { postRoutes, publicPostRoutes } from '../posts/posts.routes.js';
 import { postTypeRoutes } from '../posts/post-types.routes.js';
+import { feedRoutes } from '../posts/feeds.routes.js';
 import { categoryRoutes } from '../categories/categories.routes.js';
 import { navigationRoutes, publicNavigationRoutes } from '../navigations/navigations.routes.js';
 import { submissionRoutes } from '../submissions/submissions.routes.js';
@@ -20,6 +21,7 @@ export const allRoutes: RouteDef[] = [
   ...workspaceRoutes,
   // Content: the public reads, then the admin side (the order of the OpenAPI document).
   ...publicPostRoutes,
+  ...feedRoutes,
   ...publicNavigationRoutes,
   ...analyticsConfigRoutes,
   ...postTypeRoutes,

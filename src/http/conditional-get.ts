@@ -29,6 +29,17 @@ export function conditionalGet(req: Request, body: unknown): Reply {
   return { body, headers };
 }
 
+/**
+ * The same for an answer that is not JSON (feeds, sitemap): the bytes as they are sent, with their
+ * content type, which the content cache keeps with them.
+ */
+export function conditionalGetBytes(req: Request, bytes: Buffer, contentType: string): Reply {
+  const etag = `W/"${bytes.length.toString(16)}-${createHash('sha1').update(bytes).digest('base64url')}"`;
+  const headers = { ...REVALIDATE, ETag: etag, 'Content-Type': contentType };
+  if (ifNoneMatchNames(req, etag)) return { status: 304, headers };
+  return { body: bytes, headers };
+}
+
 /** True when the request's `If-None-Match` names this weak ETag (or is `*`). */
 export function ifNoneMatchNames(req: Request, etag: string): boolean {
   return etagNamedBy(req.get('if-none-match'), etag);

@@ -20,6 +20,7 @@ function send(res: Response, reply: Reply): void {
   for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
   const status = reply.status ?? 200;
   if (reply.body === undefined) res.status(status).end();
+  else if (Buffer.isBuffer(reply.body)) res.status(status).send(reply.body);
   else res.status(status).json(reply.body);
 }
 
@@ -33,8 +34,10 @@ function sendCached(req: Request, res: Response, answer: CachedAnswer, record: b
     res.status(304).end();
     return;
   }
-  if (record) res.locals[SENT_JSON_BYTES] = answer.bytes;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  // A non-JSON answer (feeds, sitemap) keeps the content type it was made with.
+  const json = !answer.headers['Content-Type'];
+  if (record && json) res.locals[SENT_JSON_BYTES] = answer.bytes;
+  if (json) res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.status(200).send(answer.bytes);
 }
 
@@ -79,13 +82,14 @@ export function mountRoutes(app: Express, deps: Deps, routes: RouteDef[], authen
       const params = parse(def.params, req.params, 'path parameters');
       const query = parse(def.query, { ...(req.query as object) }, 'query parameters');
       const body = parse(def.body, req.body ?? {}, 'body');
-      const cacheable = cacheKeyOf(def, auth.context, params, query);
+      const cacheable = def.bypassCache?.(query) ? undefined : cacheKeyOf(def, auth.context, params, query);
       const lookup = cacheable ? deps.cache.content.lookup(cacheable.key) : undefined;
       if (lookup && 'hit' in lookup) return sendCached(req, res, lookup.hit, !!record);
       const reply = await def.handle({ deps, req, res, params, query, body, ...auth.context } as never);
       if (res.headersSent) return;
       if (cacheable && lookup && 'token' in lookup && (reply.status ?? 200) === 200 && reply.body !== undefined) {
-        const answer = { bytes: Buffer.from(JSON.stringify(reply.body)), headers: reply.headers ?? {} };
+        const bytes = Buffer.isBuffer(reply.body) ? reply.body : Buffer.from(JSON.stringify(reply.body));
+        const answer = { bytes, headers: reply.headers ?? {} };
         deps.cache.content.store(cacheable.workspaceId, cacheable.key, answer, lookup.token);
         return sendCached(req, res, answer, !!record);
       }

@@ -4,7 +4,7 @@ import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import { secretParamsOf, type RouteDef } from './route.js';
 
-const SECRET_QUERY = /([?&](?:publishableKey|secret|token|key)=)[^&]*/gi;
+const SECRET_QUERY = /([?&](?:publishableKey|secret|token|key|preview)=)[^&]*/gi;
 
 /** Key-bearing query values never reach a log line. */
 export function redactQuery(url: string): string {

@@ -94,6 +94,8 @@ export interface RouteDef<A extends AuthMode = AuthMode, P extends ZodType = Zod
    * content or settings write of that workspace invalidates them (see `src/cache/`).
    */
   cache?: 'published';
+  /** For a `cache: 'published'` route: true for a request that must neither be answered from nor kept in the cache. */
+  bypassCache?(query: z.output<Q>): boolean;
   handle(ctx: RouteContext<A, z.output<P>, z.output<Q>, z.output<B>>): Promise<Reply>;
 }
 

@@ -8,11 +8,15 @@ import {
   adminPostSchema,
   adminPostsQuery,
   categoriesQuery,
+  changesQuery,
   createPostBody,
   listPostsQuery,
   patchPostBody,
   postListSchema,
+  postChangesSchema,
   postParams,
+  previewTokenBody,
+  previewTokenSchema,
   singlePostQuery,
   singlePostSchema,
   slugParams,
@@ -20,6 +24,8 @@ import {
 } from './posts.schemas.js';
 import { createPost, deletePost, editDraft, getPost, listPostsAdmin, toAdminPost } from './posts.service.js';
 import { publishPost, unpublishPost } from './publication.service.js';
+import { listChanges } from './post-changes.service.js';
+import { mintPreviewToken, previewPost, revokePreviewToken } from './preview.service.js';
 import { getPublicPost, listPublicCategories, listPublicPosts } from './public-posts.service.js';
 
 const external = ['External: content'];
@@ -41,6 +47,10 @@ export const publicPostRoutes: RouteDef[] = [
       '`totalPages` is ceil(total / limit) (0 when nothing matches); a page past the end answers 200 with no items, `hasNext` false and `hasPrev` true.',
       '`include=content` inlines `contentHtml` and `contentMarkdown` (otherwise null); any other `include` value is 400.',
       '`q` (at most 200 chars): case-insensitive literal substring of the title or slug; regex metacharacters in it match themselves.',
+      'Filters (combined with AND): `category=<slug>` (an unknown slug gives an empty list); `tag=<tag>`, repeatable up to 10 times (`?tag=a&tag=b`): the post must carry EVERY tag given (exact, case-sensitive); `author=<authorName>` (exact, 1 to 200 chars); `updatedSince=<ISO 8601 date-time with offset>`: only posts published or changed at or after that time (`publishedAt` is re-stamped on every public change).',
+      '`sort`: `-publishedAt` (default, the order above), `publishedAt`, `title`, `-title` (binary order of the title), `updatedAt`, `-updatedAt` (when the public snapshot last changed, which is `publishedAt`: draft edits never count). Ties are broken by `postId` in the same direction, so pages are stable.',
+      '`fields=slug,title,...`: a sparse fieldset over the list-item fields (`postId`, `slug`, `canonicalSlug`, `title`, `metaDescription`, `imageUrl`, `tags`, `category`, `authorName`, `customConfig`, `publishedAt`, `contentHtml`, `contentMarkdown`, `jsonLd`): each item carries only those, in that order; `pageInfo` is unchanged. The bodies still need `include=content`. An unknown or empty name is 400.',
+      'Any other bad value (unknown `sort`, 11 tags, a malformed date) is 400 with issues; unknown parameters are ignored.',
       '`category` is null for a post without one. `jsonLd` is a schema.org object built from the post (`@type` from the post type, `BlogPosting` for `blog`), overlaid with the post\'s own `jsonLd`; null when neither is configured.',
       CONDITIONAL_GET_NOTE,
     ].join('\n\n'),
@@ -49,6 +59,24 @@ export const publicPostRoutes: RouteDef[] = [
     query: listPostsQuery,
     responses: { 200: { description: 'A page of posts.', schema: postListSchema }, 304: NOT_MODIFIED, 400: 'Invalid query parameter.', 401: KEY_401 },
     handle: async ({ deps, req, workspace, query }) => conditionalGet(req, await listPublicPosts(deps, workspace, query)),
+  }),
+  // Before `/external/posts/:slug`, so `changes` is not read as a slug.
+  route({
+    method: 'get',
+    path: '/external/posts/changes',
+    cache: 'published',
+    summary: 'What changed publicly since a point (incremental sync)',
+    description: [
+      'The public changes of posts in order: `published` (first publish, republish with new content, or a new slug: key your copy by `postId`), `unpublished`, `deleted` (a post that was once published; never-published drafts never appear). `slug` and `locale` are the ones the post was served under.',
+      '`since`: an ISO 8601 date-time (changes at or after it) or the `next` cursor of a previous answer (changes strictly after it); omitted: from the beginning. Anything else is 400.',
+      '`limit`: 1 to 500 (default 500; above 500 is 400). `hasMore` says another page follows at once. Pass `next` as `since` on the next sync; with no new change it is returned unchanged.',
+      CONDITIONAL_GET_NOTE,
+    ].join('\n\n'),
+    tags: external,
+    auth: 'workspaceKey',
+    query: changesQuery,
+    responses: { 200: { description: 'A page of changes, oldest first.', schema: postChangesSchema }, 304: NOT_MODIFIED, 400: 'Invalid since or limit.', 401: KEY_401 },
+    handle: async ({ deps, req, workspace, query }) => conditionalGet(req, await listChanges(deps, workspace.id, query)),
   }),
   route({
     method: 'get',
@@ -60,6 +88,7 @@ export const publicPostRoutes: RouteDef[] = [
       '`:slug` is the percent-decoded path segment, NFC-normalized and lowercased like a stored slug: `/external/posts/caf%C3%A9` and `/external/posts/CAF%C3%89` both find `café`. A segment that cannot be a slug (a control character, over 200 characters, ...) answers 404 `post_not_found` like any unknown slug.',
       '`translations` lists every published locale variant of the post (itself included) in workspace locale order. `locale` and `type` name the variant served.',
       'As in the list, `contentHtml`/`contentMarkdown` are null unless `include=content`. Drafts, unpublished and deleted posts answer 404 exactly as if they never existed.',
+      '`preview=<token>` (minted by `POST /admin/workspaces/:wid/posts/:pid/preview-token`): the current DRAFT of that one post, when `:slug` is its draft slug (and `locale`, if given, its locale); `publishedAt` is its last publish, or now for a post never published. Answered `Cache-Control: no-store`, never from or into the content cache. A wrong, revoked or expired token, or another post\'s slug, is 404 as if the draft did not exist. The token is redacted from logs.',
       CONDITIONAL_GET_NOTE,
     ].join('\n\n'),
     tags: external,
@@ -67,7 +96,11 @@ export const publicPostRoutes: RouteDef[] = [
     params: slugParams,
     query: singlePostQuery,
     responses: { 200: { description: 'The post.', schema: singlePostSchema }, 304: NOT_MODIFIED, 400: 'Invalid query parameter.', 401: KEY_401, 404: 'No published post with this slug in the locale(s).' },
-    handle: async ({ deps, req, workspace, params, query }) => conditionalGet(req, await getPublicPost(deps, workspace, params.slug, query)),
+    bypassCache: (query) => query.preview !== undefined,
+    handle: async ({ deps, req, workspace, params, query }) => {
+      if (query.preview !== undefined) return { body: await previewPost(deps, workspace, params.slug, query.preview, query), headers: { 'Cache-Control': 'no-store' } };
+      return conditionalGet(req, await getPublicPost(deps, workspace, params.slug, query));
+    },
   }),
   route({
     method: 'get',
@@ -168,6 +201,34 @@ export const postRoutes: RouteDef[] = [
     params: postParams,
     responses: { 200: { description: 'The post.', schema: adminPostSchema }, 404: 'No such post.' },
     handle: async ({ deps, workspace, params }) => ({ body: toAdminPost(await unpublishPost(deps, workspace, params.pid)) }),
+  }),
+  route({
+    method: 'post',
+    path: '/admin/workspaces/:wid/posts/:pid/preview-token',
+    summary: 'Mint a draft preview token',
+    description: `The token lets \`GET /external/posts/:slug?preview=<token>\` (with the workspace key) read this post's current draft until \`expiresAt\` (\`expiresInMinutes\`, default 24 h, 1 to 10080). One token per post: minting again replaces the previous one. Only its SHA-256 hash is stored. ${OWNER_ONLY}`,
+    tags: adminTags,
+    auth: 'member',
+    role: 'owner',
+    params: postParams,
+    body: previewTokenBody,
+    responses: { 201: { description: 'The token (shown once).', schema: previewTokenSchema }, 400: 'Invalid body.', 404: 'No such post.' },
+    handle: async ({ deps, workspace, params, body }) => ({ status: 201, body: await mintPreviewToken(deps, workspace, params.pid, body.expiresInMinutes) }),
+  }),
+  route({
+    method: 'delete',
+    path: '/admin/workspaces/:wid/posts/:pid/preview-token',
+    summary: 'Revoke the draft preview token',
+    description: `The post's preview token stops working at once (idempotent). ${OWNER_ONLY}`,
+    tags: adminTags,
+    auth: 'member',
+    role: 'owner',
+    params: postParams,
+    responses: { 204: 'Revoked.', 404: 'No such post.' },
+    handle: async ({ deps, workspace, params }) => {
+      await revokePreviewToken(deps, workspace, params.pid);
+      return { status: 204 };
+    },
   }),
   route({
     method: 'delete',

@@ -20,6 +20,35 @@ const positiveIntParam = z
 
 /* ------------------------------------------------------------------ external */
 
+export const POST_SORTS = ['-publishedAt', 'publishedAt', 'title', '-title', 'updatedAt', '-updatedAt'] as const;
+export type PostSort = (typeof POST_SORTS)[number];
+export const MAX_TAG_FILTERS = 10;
+export const POST_LIST_FIELDS = [
+  'postId', 'slug', 'canonicalSlug', 'title', 'metaDescription', 'imageUrl', 'tags', 'category',
+  'authorName', 'customConfig', 'publishedAt', 'contentHtml', 'contentMarkdown', 'jsonLd',
+] as const;
+export type PostListField = (typeof POST_LIST_FIELDS)[number];
+
+const tagParam = z.string().trim().min(1).max(100);
+
+/**
+ * `fields=a,b`: names of list-item fields, answered in the item's own field order (so equivalent lists
+ * share one cache key); an unknown or empty name is 400.
+ */
+const fieldsParam = z.string().transform((value, ctx) => {
+  const names = value.split(',').map((name) => name.trim());
+  for (const name of names) {
+    if (!(POST_LIST_FIELDS as readonly string[]).includes(name)) {
+      ctx.addIssue({ code: 'custom', message: `unknown field "${name}"; one of ${POST_LIST_FIELDS.join(', ')}` });
+      return z.NEVER;
+    }
+  }
+  return POST_LIST_FIELDS.filter((field) => names.includes(field));
+});
+
+/** An ISO 8601 date-time with an offset (`Z` or `+02:00`). */
+export const isoDateTimeParam = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time such as 2025-01-31T12:00:00Z' });
+
 export const listPostsQuery = z.object({
   type: z.union([z.literal('*'), typeSlugSchema]).default('blog'),
   locale: localeSchema.optional(),
@@ -28,12 +57,59 @@ export const listPostsQuery = z.object({
   force_limit: positiveIntParam.optional(),
   include: z.literal('content', { message: 'the only supported value is "content"' }).optional(),
   q: z.string().max(200).optional(),
+  category: slugSchema.optional(),
+  // The app's simple query parser hands a repeated `tag` over as an array; sorted and deduplicated
+  // because every tag must match (order does not matter, and equivalent queries share a cache key).
+  tag: z
+    .union([tagParam.transform((tag) => [tag]), z.array(tagParam).max(MAX_TAG_FILTERS, `at most ${MAX_TAG_FILTERS} tags`)])
+    .transform((tags) => [...new Set(tags)].sort())
+    .optional(),
+  author: z.string().min(1).max(200).optional(),
+  sort: z.enum(POST_SORTS).default('-publishedAt'),
+  fields: fieldsParam.optional(),
+  updatedSince: isoDateTimeParam.transform((value) => new Date(value).toISOString()).optional(),
 });
+
+export const changesQuery = z.object({
+  since: z
+    .union([isoDateTimeParam, z.string().regex(/^[A-Za-z0-9_-]{1,100}$/)], { message: 'must be an ISO 8601 date-time or a `next` cursor of this feed' })
+    .optional(),
+  limit: positiveIntParam.refine((limit) => limit <= 500, 'at most 500').optional(),
+});
+
+export const postChangeSchema = z.object({
+  postId: z.string(),
+  slug: z.string().describe('The slug the post was published (or last served) under.'),
+  locale: z.string(),
+  change: z.enum(['published', 'unpublished', 'deleted']),
+  at: z.string(),
+});
+
+export const postChangesSchema = z
+  .object({
+    items: z.array(postChangeSchema),
+    next: z.string().describe('Pass as `since` for the changes after this page.'),
+    hasMore: z.boolean().describe('Another page follows at once.'),
+  })
+  .meta({ id: 'PostChanges' });
 
 export const singlePostQuery = z.object({
   locale: localeSchema.optional(),
   include: z.literal('content', { message: 'the only supported value is "content"' }).optional(),
+  preview: z.string().min(1).max(200).optional(),
 });
+
+export const previewTokenBody = z.object({
+  expiresInMinutes: z.number().int().min(1).max(7 * 24 * 60).optional().describe('Default 1440 (24 h), at most 10080 (7 days).'),
+});
+
+export const previewTokenSchema = z
+  .object({
+    token: z.string().describe('Shown once; only its hash is stored.'),
+    expiresAt: z.string(),
+    url: z.string().nullable().describe('`${siteUrl}/${locale}/${slug}?preview=<token>`; null while the workspace has no `siteUrl`.'),
+  })
+  .meta({ id: 'PreviewToken' });
 
 /** Not checked here: a segment that cannot be a slug answers 404 like an unknown slug (`getPublicPost`). */
 export const slugParams = z.object({ slug: z.string() });

@@ -7,7 +7,8 @@ import { type Workspace } from '../workspaces/workspaces.service.js';
 import { postTypesByIds, type PostType } from './post-types.service.js';
 import { publishedPostStore, type PublishedPost } from './published-posts.model.js';
 import type { PostBody } from './post-bodies.model.js';
-import { MAX_FORCED_PAGE_SIZE, MAX_PAGE_SIZE } from './posts.schemas.js';
+import type { Post } from './posts.model.js';
+import { MAX_FORCED_PAGE_SIZE, MAX_PAGE_SIZE, type PostListField, type PostSort } from './posts.schemas.js';
 
 /** `limit` is clamped to 50; `force_limit` replaces it, clamped to 1000. */
 export function effectiveLimit(limit: number | undefined, forceLimit: number | undefined): number {
@@ -74,20 +75,64 @@ async function presentPosts(deps: Deps, workspace: Workspace, posts: PublishedPo
   });
 }
 
-export async function listPublicPosts(
-  deps: Deps,
-  workspace: Workspace,
-  query: { type: string; locale?: string; page?: number; limit?: number; force_limit?: number; include?: 'content'; q?: string },
-) {
+export type PublicPostItem = Awaited<ReturnType<typeof presentPosts>>[number];
+
+export interface PublicPostsQuery {
+  type: string;
+  locale?: string;
+  page?: number;
+  limit?: number;
+  force_limit?: number;
+  include?: 'content';
+  q?: string;
+  /** A category slug; an unknown one matches nothing. */
+  category?: string;
+  tag?: string[];
+  author?: string;
+  sort?: PostSort;
+  fields?: PostListField[];
+  /** ISO date-time. */
+  updatedSince?: string;
+}
+
+/**
+ * The public sort orders. `updatedAt` is when the public snapshot last changed, which the spec's re-stamp
+ * rule makes `publishedAt` (a draft edit changes nothing public, so it must not move a post either).
+ */
+function sortOf(sort: PostSort | undefined): { field: 'publishedAt' | 'title'; direction: 1 | -1 } {
+  const key = sort ?? '-publishedAt';
+  const direction = key.startsWith('-') ? -1 : 1;
+  return { field: key.endsWith('title') ? 'title' : 'publishedAt', direction };
+}
+
+/** A sparse fieldset: only the named fields, in the item's field order. */
+function pick<T extends Record<string, unknown>>(item: T, fields: readonly string[]): Partial<T> {
+  return Object.fromEntries(Object.entries(item).filter(([name]) => fields.includes(name))) as Partial<T>;
+}
+
+export async function listPublicPosts(deps: Deps, workspace: Workspace, query: PublicPostsQuery) {
   const request = { page: query.page ?? 1, limit: effectiveLimit(query.limit, query.force_limit) };
-  const withContent = query.include === 'content';
+  const wantsBody = !query.fields || query.fields.includes('contentHtml') || query.fields.includes('contentMarkdown');
+  const withContent = query.include === 'content' && wantsBody;
+  let categoryId: string | undefined;
+  if (query.category !== undefined) {
+    categoryId = (await listCategories(deps, workspace)).find((category) => category.slug === query.category)?.id;
+    if (!categoryId) return { items: [], pageInfo: pageInfoOf(request, 0) };
+  }
   const { items, total } = await publishedPostStore(deps.db).list(workspace.id, {
     type: query.type === '*' ? null : query.type,
     locale: query.locale ?? null,
     qPattern: query.q ? escapeRegex(query.q) : null,
+    categoryId,
+    tags: query.tag,
+    authorName: query.author,
+    since: query.updatedSince ? new Date(query.updatedSince) : undefined,
+    sort: sortOf(query.sort),
     ...request,
   });
-  return { items: await presentPosts(deps, workspace, items, withContent), pageInfo: pageInfoOf(request, total) };
+  const presented = await presentPosts(deps, workspace, items, withContent);
+  const fields = query.fields;
+  return { items: fields ? presented.map((item) => pick(item, fields)) : presented, pageInfo: pageInfoOf(request, total) };
 }
 
 /**
@@ -97,14 +142,18 @@ export async function listPublicPosts(
 export async function getPublicPost(deps: Deps, workspace: Workspace, segment: string, query: { locale?: string; include?: 'content' }) {
   const slug = slugFromPath(segment);
   if (slug === null) throw fail('published_post_not_found');
-  const published = publishedPostStore(deps.db);
   const order = query.locale ? [query.locale] : [workspace.defaultLocale, ...workspace.locales.filter((l) => l !== workspace.defaultLocale)];
-  const candidates = await published.bySlugIn(workspace.id, order, slug);
+  const candidates = await publishedPostStore(deps.db).bySlugIn(workspace.id, order, slug);
   const found = candidates.sort((a, b) => order.indexOf(a.locale) - order.indexOf(b.locale))[0] ?? null;
   if (!found) throw fail('published_post_not_found');
+  return presentSingle(deps, workspace, found, query.include === 'content' ? 'published' : null);
+}
+
+/** The single-post answer: the list item, `locale`, `type` and the published translations in workspace order. */
+async function presentSingle(deps: Deps, workspace: Workspace, post: PublishedPost, bodies: 'published' | PostBody | null) {
   const [[presented], siblings] = await Promise.all([
-    presentPosts(deps, workspace, [found], query.include === 'content'),
-    published.inGroup(workspace.id, found.translationGroupId),
+    presentPosts(deps, workspace, [post], bodies === 'published'),
+    publishedPostStore(deps.db).inGroup(workspace.id, post.translationGroupId),
   ]);
   const rank = (locale: string) => {
     const index = workspace.locales.indexOf(locale);
@@ -112,8 +161,27 @@ export async function getPublicPost(deps: Deps, workspace: Workspace, segment: s
   };
   const translations = siblings
     .sort((a, b) => rank(a.locale) - rank(b.locale) || (a.locale < b.locale ? -1 : 1))
-    .map((post) => ({ locale: post.locale, slug: post.content.slug, publishedAt: post.publishedAt.toISOString() }));
-  return { ...presented, locale: found.locale, type: found.type, translations };
+    .map((sibling) => ({ locale: sibling.locale, slug: sibling.content.slug, publishedAt: sibling.publishedAt.toISOString() }));
+  const body = bodies && bodies !== 'published' ? { contentHtml: bodies.contentHtml, contentMarkdown: bodies.contentMarkdown } : {};
+  return { ...presented, ...body, locale: post.locale, type: post.type, translations };
+}
+
+/**
+ * A draft shown as the published post it would become (preview): its draft fields, its draft bodies with
+ * `include=content`, and `publishedAt` of its last publish (now, for a post never published).
+ */
+export function presentDraft(deps: Deps, workspace: Workspace, post: Post, withContent: boolean) {
+  const { contentHtml, contentMarkdown, ...fields } = post.draft;
+  const asPublished: PublishedPost = {
+    id: post.id,
+    type: post.type,
+    postTypeId: post.postTypeId,
+    locale: post.locale,
+    translationGroupId: post.translationGroupId,
+    publishedAt: post.publishedAt ?? deps.clock.now(),
+    content: fields,
+  };
+  return presentSingle(deps, workspace, asPublished, withContent ? { contentHtml, contentMarkdown } : null);
 }
 
 /**

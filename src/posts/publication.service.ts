@@ -4,6 +4,7 @@ import { fail } from '../shared/errors.js';
 import { type Workspace } from '../workspaces/workspaces.service.js';
 import { postStore, type Post, type PostContent, type PostHead } from './posts.model.js';
 import { publishedPostStore } from './published-posts.model.js';
+import { recordChange } from './post-changes.service.js';
 
 // The publication rules in one place: what a publish copies and hashes, when `publishedAt` is stamped,
 // and when `post.published` / `post.unpublished` are emitted.
@@ -64,6 +65,7 @@ export async function publishPost(deps: Deps, workspace: Workspace, id: string):
   }
   // The previous snapshot's slug is released once the new snapshot is stored.
   if (post.published && post.published.slug !== post.draft.slug) await published.releaseSlug(workspace.id, post.locale, post.published.slug, post.id);
+  await recordChange(deps, workspace.id, { id: post.id, slug: post.draft.slug, locale: post.locale }, 'published');
   await deps.events.publish(postEvent('post.published', workspace, updated, now));
   return { post: updated, changed: true };
 }
@@ -74,11 +76,18 @@ export async function unpublishPost(deps: Deps, workspace: Workspace, id: string
   if (post.state !== 'PUBLISHED') return post;
   const updated = await postStore(deps.db).unpublish(workspace.id, post.id);
   if (!updated) return loadPost(deps, workspace, id);
+  await recordChange(deps, workspace.id, { id: post.id, slug: (post.published ?? post.draft).slug, locale: post.locale }, 'unpublished');
   await deps.events.publish(postEvent('post.unpublished', workspace, updated, deps.clock.now()));
   return updated;
 }
 
-/** A deleted post that was published leaves the public site: `post.unpublished`. */
+/**
+ * A deleted post that was published leaves the public site: `post.unpublished`. The change log says
+ * `deleted` for every post that was ever public (a never-published draft was never seen).
+ */
 export async function announceDeletion(deps: Deps, workspace: Workspace, removed: PostHead): Promise<void> {
+  if (removed.state !== 'DRAFT') {
+    await recordChange(deps, workspace.id, { id: removed.id, slug: (removed.published ?? removed.draft).slug, locale: removed.locale }, 'deleted');
+  }
   if (removed.state === 'PUBLISHED') await deps.events.publish(postEvent('post.unpublished', workspace, removed, deps.clock.now()));
 }

@@ -11,6 +11,14 @@ export interface PublicPostQuery extends PageRequest {
   locale: string | null;
   /** Already escaped: matched as a literal, case-insensitive substring. */
   qPattern: string | null;
+  categoryId?: string;
+  /** Every one must be among the post's tags. */
+  tags?: string[];
+  authorName?: string;
+  /** Only posts whose snapshot was published at or after this time. */
+  since?: Date;
+  /** Default: `publishedAt` desc, then id desc. */
+  sort?: { field: 'publishedAt' | 'title'; direction: 1 | -1 };
 }
 
 /** A published post as `/external` sees it: only the snapshot, without its body (`publishedBodies`). */
@@ -67,7 +75,7 @@ export function publishedPostStore(db: Connection) {
       return slugs.release(workspaceId, locale, slug, postId);
     },
 
-    /** `publishedAt` desc, then id desc. */
+    /** `publishedAt` desc, then id desc, unless `sort` says otherwise (ties always by id, same direction). */
     async list(workspaceId: string, query: PublicPostQuery): Promise<{ items: PublishedPost[]; total: number }> {
       const filter: Record<string, unknown> = { state: 'PUBLISHED' };
       if (query.type) filter.type = query.type;
@@ -75,13 +83,19 @@ export function publishedPostStore(db: Connection) {
       if (query.qPattern !== null) {
         filter.$or = [{ 'pub.title': { $regex: query.qPattern, $options: 'i' } }, { 'pub.slug': { $regex: query.qPattern, $options: 'i' } }];
       }
+      if (query.categoryId) filter['pub.categoryId'] = query.categoryId;
+      if (query.tags?.length) filter['pub.tags'] = { $all: query.tags };
+      if (query.authorName !== undefined) filter['pub.authorName'] = query.authorName;
+      if (query.since) filter.publishedAt = { $gte: query.since };
+      const { field, direction } = query.sort ?? { field: 'publishedAt', direction: -1 };
+      const order: Record<string, 1 | -1> = { [field === 'title' ? 'pub.title' : 'publishedAt']: direction, _id: direction };
       const where = scope.filter(workspaceId, filter);
       // The draft fields are never shown here: left out of the read.
       const projection = { slug: 0, title: 0, customConfigJson: 0, jsonLdJson: 0, metaDescription: 0 } as const;
       // In parallel: a page past the end is simply empty.
       const [total, docs] = await Promise.all([
         model.countDocuments(where),
-        model.find(where, projection).sort({ publishedAt: -1, _id: -1 }).skip(offsetOf(query)).limit(query.limit).lean<PostDoc[]>(),
+        model.find(where, projection).sort(order).skip(offsetOf(query)).limit(query.limit).lean<PostDoc[]>(),
       ]);
       return { items: docs.map(toPublished), total };
     },

@@ -59,6 +59,7 @@ export const ERRORS = {
   category_slug_taken: { status: 409, message: 'A category with this slug exists.' },
   navigation_not_found: { status: 404, message: 'No such navigation.' },
   navigation_key_taken: { status: 409, message: 'A navigation with this key exists.' },
+  site_url_not_set: { status: 404, message: 'The workspace has no siteUrl (PATCH /admin/workspaces/:wid): feeds and sitemaps need absolute links.' },
 
   // Appointments
   appointments_disabled: { status: 404, message: 'Appointments are not activated or not accepting bookings for this workspace.' },

@@ -18,6 +18,8 @@ export interface Workspace {
   schemaOrg: unknown;
   webhookUrl: string | null;
   analytics: AnalyticsSettings | null;
+  /** Where the workspace's site lives (feeds, sitemap, preview links); admin-only. */
+  siteUrl: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -32,6 +34,7 @@ interface WorkspaceDoc {
   schemaOrgJson: string | null;
   webhookUrl: string | null;
   analytics: AnalyticsSettings | null;
+  siteUrl?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -47,6 +50,7 @@ const workspaceSchema = new Schema<WorkspaceDoc>(
     schemaOrgJson: { type: String, default: null },
     webhookUrl: { type: String, default: null },
     analytics: { type: new Schema({ websiteId: String, scriptUrl: String }, { _id: false }), default: null },
+    siteUrl: { type: String, default: null },
   },
   { timestamps: true, collection: 'workspaces' },
 );
@@ -64,6 +68,7 @@ function toWorkspace(doc: WorkspaceDoc): Workspace {
     schemaOrg: loadJson(doc.schemaOrgJson),
     webhookUrl: doc.webhookUrl ?? null,
     analytics: doc.analytics ? { websiteId: doc.analytics.websiteId, scriptUrl: doc.analytics.scriptUrl } : null,
+    siteUrl: doc.siteUrl ?? null,
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
   };
@@ -84,6 +89,7 @@ export interface WorkspacePatch {
   schemaOrg?: unknown;
   webhookUrl?: string | null;
   analytics?: AnalyticsSettings | null;
+  siteUrl?: string | null;
 }
 
 export function workspaceStore(db: Connection) {
@@ -116,7 +122,7 @@ export function workspaceStore(db: Connection) {
     async update(id: string, patch: WorkspacePatch): Promise<Workspace | null> {
       if (!isObjectIdHex(id)) return null;
       const set: Record<string, unknown> = {};
-      for (const field of ['name', 'locales', 'defaultLocale', 'webhookUrl', 'analytics'] as const) {
+      for (const field of ['name', 'locales', 'defaultLocale', 'webhookUrl', 'analytics', 'siteUrl'] as const) {
         if (patch[field] !== undefined) set[field] = patch[field];
       }
       if (patch.customConfig !== undefined) set.customConfigJson = storeJson(patch.customConfig);

@@ -80,7 +80,8 @@ export const workspaceRoutes = [
     method: 'patch',
     path: '/admin/workspaces/:wid',
     summary: 'Change workspace settings (owners)',
-    description: 'Emits the `workspace.updated` webhook event. `webhookUrl` carries the webhook secret in its `secret` query parameter.',
+    description:
+      'Emits the `workspace.updated` webhook event. `webhookUrl` carries the webhook secret in its `secret` query parameter. `siteUrl` (absolute http(s), no query or fragment, trailing `/` dropped; null clears it) is the base of post links in `/external/feed.xml`, `/external/sitemap.xml` and preview links (`${siteUrl}/${locale}/${slug}`); it is admin-only and never part of `GET /external/workspace`.',
     tags,
     auth: 'member',
     role: 'owner',

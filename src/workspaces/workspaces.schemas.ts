@@ -30,6 +30,7 @@ export const adminWorkspaceSchema = workspaceSchema
   .extend({
     webhookUrl: z.string().nullable(),
     analytics: analyticsSettingsSchema.nullable(),
+    siteUrl: z.string().nullable().describe('Base of post links in feeds, the sitemap and preview links: `${siteUrl}/${locale}/${slug}`.'),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -51,6 +52,13 @@ export const createWorkspaceBody = z
   .refine((body) => body.locales.includes(body.defaultLocale), { path: ['defaultLocale'], message: 'must be one of locales' })
   .refine((body) => new Set(body.locales).size === body.locales.length, { path: ['locales'], message: 'must not repeat a locale' });
 
+/** An absolute http(s) base URL without query or fragment; a trailing `/` is dropped. */
+const siteUrlSchema = z
+  .url({ protocol: /^https?$/ })
+  .max(2000)
+  .refine((url) => !/[?#]/.test(url), 'must not have a query or fragment')
+  .transform((url) => url.replace(/\/+$/, ''));
+
 export const patchWorkspaceBody = z.object({
   name: z.string().trim().min(1).max(200).optional(),
   locales: z.array(localeSchema).min(1).max(50).optional(),
@@ -59,6 +67,7 @@ export const patchWorkspaceBody = z.object({
   schemaOrg: jsonObjectSchema.nullable().optional(),
   webhookUrl: z.url({ protocol: /^https?$/ }).max(2000).nullable().optional(),
   analytics: analyticsSettingsSchema.nullable().optional(),
+  siteUrl: siteUrlSchema.nullable().optional(),
 });
 
 export const workspaceIdParams = z.object({ wid: z.string() });

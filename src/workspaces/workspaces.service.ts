@@ -73,6 +73,7 @@ export function toAdminWorkspace(workspace: Workspace, viewer: ViewerRole) {
     ...toPublicWorkspace(workspace),
     webhookUrl: workspace.webhookUrl && viewer === 'agent' ? maskWebhookSecret(workspace.webhookUrl) : workspace.webhookUrl,
     analytics: workspace.analytics,
+    siteUrl: workspace.siteUrl,
     createdAt: workspace.createdAt.toISOString(),
     updatedAt: workspace.updatedAt.toISOString(),
   };
