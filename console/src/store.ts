@@ -8,6 +8,7 @@ import { alert } from './alerts.js';
 /** Largest page of the inbox and of a messages poll (the API's bounds). */
 const LIST_LIMIT = 100;
 const MESSAGES_PAGE = 500;
+const WORKSPACE_KEY = 'hearth.console.workspace';
 
 export const token = signal<string | null>(storedToken());
 export const workspaces = signal<Workspace[]>([]);
@@ -69,16 +70,23 @@ export function logout(): void {
 }
 
 export async function start(): Promise<void> {
+  // A returning agent's inbox loads alongside the workspace list instead of after it (first paint).
+  const remembered = localStorage.getItem(WORKSPACE_KEY);
+  if (remembered) pickWorkspace(remembered);
   try {
     const res = await call<{ items: Workspace[] }>('GET', '/admin/workspaces');
     workspaces.value = res.items;
-    if (res.items[0]) pickWorkspace(res.items[0].id);
+    if (!res.items.some((w) => w.id === remembered) && res.items[0]) {
+      error.value = '';
+      pickWorkspace(res.items[0].id);
+    }
   } catch (err) {
     report(err);
   }
 }
 
 export function pickWorkspace(id: string): void {
+  localStorage.setItem(WORKSPACE_KEY, id);
   socket?.disconnect();
   batch(() => {
     workspaceId.value = id;
@@ -148,6 +156,7 @@ function patchConversation(id: string, patch: (c: Conversation) => Conversation)
 // ---------------------------------------------------------------------------------------------
 
 export async function openConversation(id: string): Promise<void> {
+  fetchedUpTo = null;
   batch(() => {
     selectedId.value = id;
     messages.value = [];
@@ -167,6 +176,7 @@ function patchInPlace(id: string, patch: (c: Conversation) => Conversation): voi
 }
 
 export function closeView(): void {
+  fetchedUpTo = null;
   batch(() => {
     selectedId.value = null;
     messages.value = [];
@@ -182,6 +192,11 @@ function addMessages(conversationId: string, incoming: ChatMessage[]): void {
   messages.value = [...messages.value, ...fresh].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
 
+/**
+ * `createdAt` of the newest message fetched (not pushed) for the open conversation. Catch-ups start here:
+ * a fetch is what marks messages read on the server, and pushed ones in between are simply de-duplicated.
+ */
+let fetchedUpTo: string | null = null;
 let catchingUp: Promise<void> | null = null;
 let catchUpAgain = false;
 
@@ -201,13 +216,14 @@ export function catchUp(): Promise<void> {
       if (!id || !workspaceId.value) return;
       try {
         for (;;) {
-          const last = messages.value[messages.value.length - 1]?.createdAt;
+          const last = fetchedUpTo;
           const res = await call<{ status: ConversationStatus; messages: ChatMessage[] }>(
             'GET',
             `${ws()}/conversations/${id}/messages${last ? `?after=${encodeURIComponent(last)}` : ''}`,
           );
           if (selectedId.value !== id) break;
           addMessages(id, res.messages);
+          fetchedUpTo = res.messages[res.messages.length - 1]?.createdAt ?? fetchedUpTo;
           patchInPlace(id, (c) => ({ ...c, status: res.status, unreadCount: 0 }));
           if (res.messages.length < MESSAGES_PAGE) break;
         }
