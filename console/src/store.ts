@@ -94,6 +94,8 @@ export function pickWorkspace(id: string): void {
     messages.value = [];
     conversations.value = [];
   });
+  // Not waiting for the socket: the inbox shows first, and every connect refetches it anyway.
+  void loadConversations();
   connect(id);
 }
 
@@ -102,6 +104,7 @@ export function pickWorkspace(id: string): void {
 // ---------------------------------------------------------------------------------------------
 
 let listRequest = 0;
+let listApplied = 0;
 
 export async function loadConversations(more = false): Promise<void> {
   if (!workspaceId.value) return;
@@ -111,7 +114,9 @@ export async function loadConversations(more = false): Promise<void> {
   if (search.value.trim()) params.set('q', search.value.trim());
   try {
     const res = await call<Page<Conversation>>('GET', `${ws()}/conversations?${params}`);
-    if (mine !== listRequest) return;
+    // An answer older than one already shown is stale; an older one that arrives first still paints.
+    if (mine < listApplied) return;
+    listApplied = mine;
     // The open conversation is read while it is shown, whatever the server counted before the fetch.
     const items = res.items.map((c) => (c.id === selectedId.value && !document.hidden ? { ...c, unreadCount: 0 } : c));
     batch(() => {
