@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
- * Builds the embeddable chat widget: one minified IIFE (socket.io-client included) at public/widget.js.
- * Prints the gzipped size and fails when it exceeds the 40 KB budget.
- * `buildWidget()` is also imported by the dev server and the browser test to build on demand.
+ * Builds the embeddable chat widget: one minified IIFE (socket.io-client included) at public/widget.js,
+ * and the agent console (Preact, socket.io-client included) at public/console.js.
+ * Prints the gzipped sizes and fails when one exceeds its budget (widget 40 KB, console 120 KB).
+ * `buildWidget()` / `buildConsole()` are also imported by the dev server and the browser tests to build on demand.
  */
 import { build } from 'esbuild';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -14,15 +15,26 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const WIDGET_OUTFILE = join(root, 'public', 'widget.js');
 export const GZIP_BUDGET_BYTES = 40 * 1024;
 
+export const CONSOLE_OUTFILE = join(root, 'public', 'console.js');
+export const CONSOLE_GZIP_BUDGET_BYTES = 120 * 1024;
+
 export async function buildWidget({ outfile = WIDGET_OUTFILE } = {}) {
+  return bundle({ entry: join(root, 'widget', 'src', 'index.ts'), tsconfig: join(root, 'widget', 'tsconfig.json'), outfile, budget: GZIP_BUDGET_BYTES });
+}
+
+export async function buildConsole({ outfile = CONSOLE_OUTFILE } = {}) {
+  return bundle({ entry: join(root, 'console', 'src', 'index.tsx'), tsconfig: join(root, 'console', 'tsconfig.json'), outfile, budget: CONSOLE_GZIP_BUDGET_BYTES });
+}
+
+async function bundle({ entry, tsconfig, outfile, budget }) {
   const result = await build({
-    entryPoints: [join(root, 'widget', 'src', 'index.ts')],
+    entryPoints: [entry],
     bundle: true,
     minify: true,
     format: 'iife',
     platform: 'browser',
     target: ['es2019'],
-    tsconfig: join(root, 'widget', 'tsconfig.json'),
+    tsconfig,
     define: { 'process.env.NODE_ENV': '"production"' },
     legalComments: 'none',
     write: false,
@@ -32,19 +44,23 @@ export async function buildWidget({ outfile = WIDGET_OUTFILE } = {}) {
   mkdirSync(dirname(outfile), { recursive: true });
   writeFileSync(outfile, code);
   const gzipped = gzipSync(code, { level: 9 }).length;
-  return { outfile, bytes: code.length, gzipped, withinBudget: gzipped <= GZIP_BUDGET_BYTES };
+  return { outfile, bytes: code.length, gzipped, budget, withinBudget: gzipped <= budget };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   try {
-    const { outfile, bytes, gzipped, withinBudget } = await buildWidget();
     const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
-    console.log(`widget: ${outfile}`);
-    console.log(`widget: ${kb(bytes)} minified, ${kb(gzipped)} gzipped (budget ${kb(GZIP_BUDGET_BYTES)})`);
-    if (!withinBudget) {
-      console.error(`widget: over the gzipped size budget by ${kb(gzipped - GZIP_BUDGET_BYTES)}`);
-      process.exit(1);
+    let failed = false;
+    for (const [name, run] of [['widget', buildWidget], ['console', buildConsole]]) {
+      const { outfile, bytes, gzipped, budget, withinBudget } = await run();
+      console.log(`${name}: ${outfile}`);
+      console.log(`${name}: ${kb(bytes)} minified, ${kb(gzipped)} gzipped (budget ${kb(budget)})`);
+      if (!withinBudget) {
+        console.error(`${name}: over the gzipped size budget by ${kb(gzipped - budget)}`);
+        failed = true;
+      }
     }
+    if (failed) process.exit(1);
   } catch (error) {
     console.error(error);
     process.exit(1);

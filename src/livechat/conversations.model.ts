@@ -214,8 +214,13 @@ export function conversationStore(db: Connection) {
         .lean<ConversationDoc>();
       return doc ? toConversation(doc) : null;
     },
-    async list(workspaceId: string, filter: { status?: ConversationStatus }, request: PageRequest): Promise<{ items: Conversation[]; total: number }> {
-      const where = filter.status ? { status: filter.status } : {};
+    /** `q`: a case-insensitive substring of the visitor's name or e-mail, matched literally (no pattern syntax). */
+    async list(workspaceId: string, filter: { status?: ConversationStatus; q?: string }, request: PageRequest): Promise<{ items: Conversation[]; total: number }> {
+      const where: Record<string, unknown> = filter.status ? { status: filter.status } : {};
+      if (filter.q) {
+        const pattern = { $regex: filter.q.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), $options: 'i' };
+        where.$or = [{ visitorName: pattern }, { visitorEmail: pattern }];
+      }
       const { docs, total } = await scope.page(workspaceId, where, { lastActivityAt: -1, _id: -1 }, request);
       return { items: docs.map(toConversation), total };
     },

@@ -5,6 +5,7 @@ import { conversationStore } from './conversations.model.js';
 import { messageStore } from './messages.model.js';
 import { conversationOf, type Conversation } from './conversations.service.js';
 import { push } from './livechat.socket.js';
+import { postAgentMessage } from './messages.service.js';
 
 /** The agent console's view of a conversation. */
 function toAdminConversation(conversation: Conversation, unreadCount: number) {
@@ -30,9 +31,9 @@ function toAdminConversation(conversation: Conversation, unreadCount: number) {
   };
 }
 
-export async function listConversations(deps: Deps, workspaceId: string, query: { status?: ConversationStatus; page: number; limit: number }) {
+export async function listConversations(deps: Deps, workspaceId: string, query: { status?: ConversationStatus; q?: string; page: number; limit: number }) {
   const request = { page: query.page, limit: query.limit };
-  const { items, total } = await conversationStore(deps.db).list(workspaceId, { status: query.status }, request);
+  const { items, total } = await conversationStore(deps.db).list(workspaceId, { status: query.status, q: query.q }, request);
   const unread = await messageStore(deps.db).unreadByTeam(workspaceId, items.map((item) => item.id));
   return pageOf(request, items.map((item) => toAdminConversation(item, unread.get(item.id) ?? 0)), total);
 }
@@ -43,9 +44,14 @@ export async function getConversation(deps: Deps, workspaceId: string, conversat
   return toAdminConversation(conversation, unread.get(conversation.id) ?? 0);
 }
 
-/** Closes the conversation (idempotent); the status is pushed to the visitor and the consoles. */
-export async function closeConversation(deps: Deps, workspaceId: string, conversationId: string) {
+/**
+ * Closes the conversation (idempotent); the status is pushed to the visitor and the consoles. A closing
+ * `message` is stored and pushed as the agent's reply first, so the visitor reads it before the status
+ * changes; on a conversation that is already closed it cannot be delivered and is refused like any reply.
+ */
+export async function closeConversation(deps: Deps, workspaceId: string, conversationId: string, closing?: { userId: string; message: string }) {
   const conversation = await conversationOf(deps, workspaceId, conversationId);
+  if (closing) await postAgentMessage(deps, workspaceId, conversation.id, closing.userId, closing.message);
   // Only the request that actually closes it pushes the change.
   const closed = await conversationStore(deps.db).close(workspaceId, conversation.id, deps.clock.now());
   if (closed) push.status(deps, workspaceId, conversation.id, 'CLOSED');

@@ -7,6 +7,7 @@ import {
   bootstrapQuery,
   bootstrapSchema,
   chatMessageSchema,
+  closeConversationBody,
   configQuery,
   conversationListSchema,
   conversationParams,
@@ -201,7 +202,8 @@ export const liveChatRoutes: RouteDef[] = [
     path: '/admin/workspaces/:wid/conversations',
     summary: 'Conversations, newest activity first',
     description:
-      'Optional `status` (OPEN or CLOSED). Each item carries the visitor identity (`verified` true only for a verified ' +
+      'Optional `status` (OPEN or CLOSED) and `q` (1-200 chars: a case-insensitive part of the visitor\'s name or e-mail, taken ' +
+      'literally). Each item carries the visitor identity (`verified` true only for a verified ' +
       '`identityToken`), `unreadCount` (visitor messages the team has not fetched yet) and `lastMessage`. Paginated with ' +
       '`page` and `limit` (default 50, at most 100).',
     tags: admin,
@@ -261,11 +263,22 @@ export const liveChatRoutes: RouteDef[] = [
     summary: 'Close a conversation',
     description:
       'Sets the status to CLOSED (idempotent) and pushes `conversation.updated` to the visitor and the consoles. Afterwards the ' +
-      'visitor\'s posts answer 409 `conversation_closed` and a start with its token creates a new conversation.',
+      'visitor\'s posts answer 409 `conversation_closed` and a start with its token creates a new conversation. An optional ' +
+      '`message` (1 to 2000 chars, not only whitespace, kept exactly as typed) is first stored and pushed as an AGENT reply, so ' +
+      'the visitor reads it before the conversation closes; with a `message`, an already CLOSED conversation answers 409 ' +
+      '`conversation_closed` (the message cannot be delivered).',
     tags: admin,
     auth: 'member',
     params: conversationParams,
-    responses: { 200: { description: 'The closed conversation.', schema: adminConversationSchema }, 404: '`conversation_not_found`.' },
-    handle: async ({ deps, workspace, params }) => ({ body: await closeConversation(deps, workspace.id, params.cid) }),
+    body: closeConversationBody,
+    responses: {
+      200: { description: 'The closed conversation.', schema: adminConversationSchema },
+      400: 'Empty, whitespace-only or oversize `message`.',
+      404: '`conversation_not_found`.',
+      409: '`conversation_closed`: a `message` for a conversation already closed.',
+    },
+    handle: async ({ deps, workspace, params, user, body }) => ({
+      body: await closeConversation(deps, workspace.id, params.cid, body.message === undefined ? undefined : { userId: user.id, message: body.message }),
+    }),
   }),
 ];

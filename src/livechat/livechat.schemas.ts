@@ -161,11 +161,21 @@ export const conversationParams = z.object({ wid: z.string(), cid: z.string() })
 
 export const listConversationsQuery = z.object({
   status: z.enum(['OPEN', 'CLOSED']).optional(),
+  q: z.string().trim().min(1).max(200).optional().describe("Case-insensitive part of the visitor's name or e-mail, matched literally."),
   page: z.coerce.number().int().positive().default(1),
   limit: z.coerce.number().int().positive().max(100).default(50),
 });
 
 export const agentMessageBody = z.object({ body: z.string().max(2000) });
+
+export const closeConversationBody = z.object({
+  message: z
+    .string()
+    .max(2000)
+    .refine((message) => message.trim() !== '', 'must contain text')
+    .optional()
+    .describe('A closing message, sent as an AGENT message (kept exactly as typed) before the conversation closes.'),
+});
 
 export const adminConversationSchema = z
   .object({

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { findWorkspaceBySlug } from '../workspaces/workspaces.service.js';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Express, Request, Response } from 'express';
@@ -10,28 +9,36 @@ import { consolePage, demoPage } from './widget-host.pages.js';
 
 /** Path of the embeddable script; `GET /external/live-chat/bootstrap` returns it as `scriptPath`. */
 export const WIDGET_SCRIPT_PATH = '/widget/widget.js';
-const CONSOLE_SOCKET_CLIENT_PATH = '/console/socket.io.min.js';
+/** The agent console's bundle (Preact and socket.io-client included), loaded by the `/console` shell. */
+export const CONSOLE_SCRIPT_PATH = '/console/console.js';
 
 // src/widget-host and dist/widget-host both sit two levels below the repository root.
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const BUNDLE = join(ROOT, 'public', 'widget.js');
+const BUNDLES = {
+  widget: { file: join(ROOT, 'public', 'widget.js'), builder: 'buildWidget' },
+  console: { file: join(ROOT, 'public', 'console.js'), builder: 'buildConsole' },
+} as const;
+type BundleName = keyof typeof BUNDLES;
 
-let building: Promise<void> | null = null;
+const building = new Map<BundleName, Promise<void>>();
 
 /** Outside production a missing bundle is built on first request, so `npm run dev` needs no extra step. */
-async function ensureBundle(deps: Deps): Promise<boolean> {
-  if (existsSync(BUNDLE)) return true;
+async function ensureBundle(deps: Deps, name: BundleName): Promise<boolean> {
+  const { file, builder } = BUNDLES[name];
+  if (existsSync(file)) return true;
   if (deps.config.NODE_ENV === 'production') return false;
-  building ??= (async () => {
-    const script = pathToFileURL(join(ROOT, 'scripts', 'build-widget.mjs')).href;
-    const { buildWidget } = (await import(script)) as { buildWidget(): Promise<{ gzipped: number }> };
-    const { gzipped } = await buildWidget();
-    deps.logger.info({ gzipped }, 'widget bundle built on demand');
-  })().finally(() => {
-    building = null;
-  });
-  await building;
-  return existsSync(BUNDLE);
+  let pending = building.get(name);
+  if (!pending) {
+    pending = (async () => {
+      const script = pathToFileURL(join(ROOT, 'scripts', 'build-widget.mjs')).href;
+      const build = (await import(script))[builder] as () => Promise<{ gzipped: number }>;
+      const { gzipped } = await build();
+      deps.logger.info({ bundle: name, gzipped }, 'bundle built on demand');
+    })().finally(() => building.delete(name));
+    building.set(name, pending);
+  }
+  await pending;
+  return existsSync(file);
 }
 
 function sendHtml(res: Response, html: string): void {
@@ -45,18 +52,19 @@ function sendHtml(res: Response, html: string): void {
  * Non-JSON handlers of the chat widget:
  * - `GET /widget/widget.js`: the bundle, loadable from any site (CORS `*`, cached 5 minutes).
  * - `GET /demo` (not in production): a page embedding the widget for the seeded `demo` workspace.
- * - `GET /console`: a minimal agent console (log in, pick a conversation, reply, close) on the admin API.
+ * - `GET /console` and `GET /console/console.js`: the agent console (console/, a Preact app on the admin API
+ *   and the `/agent` socket): an HTML shell and its bundle.
  */
 export function widgetHost(app: Express, deps: Deps, options: { demoSlug: string }): void {
   app.get(WIDGET_SCRIPT_PATH, async (_req: Request, res: Response) => {
-    if (!(await ensureBundle(deps))) {
+    if (!(await ensureBundle(deps, 'widget'))) {
       res.status(404).json({ code: 'widget_not_built', message: 'The widget bundle is missing; run `npm run build:widget`.' });
       return;
     }
     res.setHeader('Access-Control-Allow-Origin', '*');
     res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.sendFile(BUNDLE, {
+    res.sendFile(BUNDLES.widget.file, {
       headers: { 'Content-Type': 'application/javascript; charset=utf-8' },
       maxAge: deps.config.NODE_ENV === 'production' ? 300_000 : 0,
     });
@@ -70,12 +78,18 @@ export function widgetHost(app: Express, deps: Deps, options: { demoSlug: string
     });
   }
 
-  // The package's exports hide dist/*.min.js; its package.json is exported and sits next to dist/.
-  const socketClient = join(dirname(createRequire(import.meta.url).resolve('socket.io-client/package.json')), 'dist', 'socket.io.min.js');
-  app.get(CONSOLE_SOCKET_CLIENT_PATH, (_req: Request, res: Response) => {
-    res.sendFile(socketClient, { headers: { 'Content-Type': 'application/javascript; charset=utf-8' }, maxAge: 3_600_000 });
+  app.get(CONSOLE_SCRIPT_PATH, async (_req: Request, res: Response) => {
+    if (!(await ensureBundle(deps, 'console'))) {
+      res.status(404).json({ code: 'console_not_built', message: 'The console bundle is missing; run `npm run build:widget`.' });
+      return;
+    }
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.sendFile(BUNDLES.console.file, {
+      headers: { 'Content-Type': 'application/javascript; charset=utf-8' },
+      maxAge: deps.config.NODE_ENV === 'production' ? 300_000 : 0,
+    });
   });
   app.get('/console', (_req: Request, res: Response) => {
-    sendHtml(res, consolePage({ socketClientPath: CONSOLE_SOCKET_CLIENT_PATH }));
+    sendHtml(res, consolePage({ scriptPath: CONSOLE_SCRIPT_PATH }));
   });
 }

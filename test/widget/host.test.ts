@@ -52,13 +52,13 @@ test('/demo explains what is missing, then embeds the demo workspace with its pu
   expect(page).toContain(`<script src="/widget/widget.js" data-publishable-key="${publishableKey}" async></script>`);
 });
 
-test('/console serves the agent page and its socket client', async () => {
+test('/console serves the agent console shell and its bundle', async () => {
   const res = await fetch(`${node.url}/console`);
   expect(res.status).toBe(200);
   const html = await res.text();
-  expect(html).toContain('Agent console');
-  expect(html).toContain('/console/socket.io.min.js');
-  const client = await fetch(`${node.url}/console/socket.io.min.js`);
-  expect(client.status).toBe(200);
-  expect(client.headers.get('content-type')).toMatch(/^application\/javascript/);
+  expect(html).toContain('<title>Agent console</title>');
+  expect(html).toContain('<script src="/console/console.js" defer></script>');
+  const bundle = await fetch(`${node.url}/console/console.js`);
+  expect(bundle.status).toBe(200);
+  expect(bundle.headers.get('content-type')).toMatch(/^application\/javascript/);
 });

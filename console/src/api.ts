@@ -1,0 +1,56 @@
+import type { ChatMessage, ConversationStatus } from '../../src/realtime/events.js';
+
+/** The admin API's conversation (`AdminConversation` in the OpenAPI document). */
+export interface Conversation {
+  id: string;
+  status: ConversationStatus;
+  visitor: { verified: boolean; externalId: string | null; name: string | null; email: string | null; sessionId: string };
+  locale: string | null;
+  pageUrl: string | null;
+  referrer: string | null;
+  unreadCount: number;
+  lastMessage: ChatMessage | null;
+  lastActivityAt: string;
+  closedAt: string | null;
+  createdAt: string;
+}
+
+export interface Workspace {
+  id: string;
+  name: string;
+  slug: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  pageInfo: { page: number; limit: number; total: number };
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const TOKEN_KEY = 'hearth.console.token';
+
+export const storedToken = (): string | null => sessionStorage.getItem(TOKEN_KEY);
+export const storeToken = (token: string | null): void => {
+  if (token) sessionStorage.setItem(TOKEN_KEY, token);
+  else sessionStorage.removeItem(TOKEN_KEY);
+};
+
+export async function api<T>(token: string | null, method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  const data = text ? (JSON.parse(text) as { message?: string }) : null;
+  if (!res.ok) throw new ApiError(res.status, data?.message ?? `HTTP ${res.status}`);
+  return data as T;
+}
+
+export const visitorLabel = (c: Conversation): string => c.visitor.name || c.visitor.externalId || 'Visitor';

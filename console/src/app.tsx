@@ -1,0 +1,289 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { useSignalEffect } from '@preact/signals';
+import { visitorLabel, type Conversation } from './api.js';
+import { askNotifications, notifyPermission, setSound, soundOn } from './alerts.js';
+import * as store from './store.js';
+
+const BASE_TITLE = 'Agent console';
+
+export function App() {
+  useSignalEffect(() => {
+    const unread = store.unreadTotal.value;
+    document.title = unread > 0 ? `(${unread}) ${BASE_TITLE}` : BASE_TITLE;
+  });
+  return (
+    <main>
+      <h1>{BASE_TITLE}</h1>
+      <ErrorNotice />
+      {store.token.value ? <Console /> : <Login />}
+    </main>
+  );
+}
+
+function ErrorNotice() {
+  const text = store.error.value;
+  return (
+    <div role="alert" class="error">
+      {text && (
+        <p>
+          <span id="error">{text}</span>{' '}
+          <button type="button" onClick={() => (store.error.value = '')}>
+            Dismiss
+          </button>
+        </p>
+      )}
+    </div>
+  );
+}
+
+function Login() {
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const data = new FormData(form);
+    setBusy(true);
+    await store.login(String(data.get('email')), String(data.get('password')));
+    setBusy(false);
+  };
+  return (
+    <form id="login" class="box" onSubmit={submit}>
+      <p>
+        <label for="email">Email</label>
+        <input id="email" name="email" type="email" autocomplete="username" required />
+      </p>
+      <p>
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required />
+      </p>
+      <button type="submit" disabled={busy}>
+        Log in
+      </button>
+    </form>
+  );
+}
+
+function Console() {
+  const hasSelection = store.selectedId.value !== null;
+  return (
+    <div class={hasSelection ? 'console has-selection' : 'console'}>
+      <Toolbar />
+      <div class="cols">
+        <Inbox />
+        {hasSelection ? <ConversationView /> : <p class="box placeholder muted">Pick a conversation.</p>}
+      </div>
+    </div>
+  );
+}
+
+function Toolbar() {
+  const permission = notifyPermission.value;
+  return (
+    <div class="toolbar">
+      <label for="workspace">Workspace</label>
+      <select id="workspace" value={store.workspaceId.value ?? ''} onChange={(e) => store.pickWorkspace((e.currentTarget as HTMLSelectElement).value)}>
+        {store.workspaces.value.map((w) => (
+          <option key={w.id} value={w.id}>
+            {`${w.name} (${w.slug})`}
+          </option>
+        ))}
+      </select>
+      <span id="live" class="muted" role="status">
+        {store.live.value === 'live' ? 'live' : store.live.value === 'connecting' ? 'connecting…' : 'offline, reconnecting…'}
+      </span>
+      {permission === 'default' && (
+        <button type="button" onClick={() => void askNotifications()}>
+          Enable notifications
+        </button>
+      )}
+      <label>
+        <input type="checkbox" checked={soundOn.value} onChange={(e) => setSound((e.currentTarget as HTMLInputElement).checked)} /> Sound
+      </label>
+      <button type="button" onClick={store.logout}>
+        Log out
+      </button>
+    </div>
+  );
+}
+
+let searchTimer: ReturnType<typeof setTimeout> | undefined;
+
+function Inbox() {
+  const list = store.conversations.value;
+  return (
+    <section class="box inbox" aria-labelledby="inbox-title">
+      <h2 id="inbox-title">Conversations</h2>
+      <div class="filters">
+        <label for="status">Show</label>
+        <select
+          id="status"
+          value={store.statusFilter.value}
+          onChange={(e) => {
+            store.statusFilter.value = (e.currentTarget as HTMLSelectElement).value as 'OPEN' | 'CLOSED';
+            void store.loadConversations();
+          }}
+        >
+          <option value="OPEN">Open</option>
+          <option value="CLOSED">Closed</option>
+        </select>
+        <label for="search">Search</label>
+        <input
+          id="search"
+          type="search"
+          placeholder="Visitor name or e-mail"
+          value={store.search.value}
+          onInput={(e) => {
+            store.search.value = (e.currentTarget as HTMLInputElement).value;
+            clearTimeout(searchTimer);
+            searchTimer = setTimeout(() => void store.loadConversations(), 250);
+          }}
+        />
+      </div>
+      <ul id="conversations" aria-label="Conversations">
+        {list.map((c) => (
+          <ConversationEntry key={c.id} conversation={c} current={c.id === store.selectedId.value} />
+        ))}
+      </ul>
+      {list.length === 0 && <p class="muted">No conversations.</p>}
+      {list.length < store.total.value && (
+        <button type="button" onClick={() => void store.loadConversations(true)}>
+          Show more
+        </button>
+      )}
+    </section>
+  );
+}
+
+function ConversationEntry({ conversation: c, current }: { conversation: Conversation; current: boolean }) {
+  // The button's text is exactly "name (unread) · last message": screen readers read it as one line.
+  return (
+    <li>
+      <button type="button" id={`conv-${c.id}`} aria-current={current ? 'true' : undefined} data-status={c.status} onClick={() => void store.openConversation(c.id)}>
+        <span class="who">{visitorLabel(c)}</span>
+        {c.unreadCount > 0 && <span class="badge">{` (${c.unreadCount})`}</span>}
+        {c.lastMessage && <span class="last">{` · ${c.lastMessage.body.slice(0, 60)}`}</span>}
+      </button>
+    </li>
+  );
+}
+
+function ConversationView() {
+  const c = store.selected.value;
+  const logRef = useRef<HTMLDivElement>(null);
+  const messages = store.messages.value;
+  useEffect(() => {
+    const log = logRef.current;
+    if (log) log.scrollTop = log.scrollHeight;
+  }, [messages.length]);
+  useEffect(() => {
+    document.getElementById('body')?.focus();
+  }, [store.selectedId.value]);
+  if (!c) return null;
+  const back = () => {
+    const id = c.id;
+    store.closeView();
+    // The list is shown again on a narrow screen: the focus returns to the entry it came from.
+    setTimeout(() => document.getElementById(`conv-${id}`)?.focus(), 0);
+  };
+  return (
+    <section class="box conversation" aria-labelledby="title">
+      <div class="head">
+        <button type="button" class="back" onClick={back}>
+          Back to conversations
+        </button>
+        <h2 id="title">{visitorLabel(c)}</h2>
+      </div>
+      <div class="split">
+        <div class="thread">
+          <span id="from-VISITOR" hidden>
+            From the visitor
+          </span>
+          <span id="from-AGENT" hidden>
+            From the team
+          </span>
+          <div class="log" role="log" aria-live="polite" aria-label="Messages" ref={logRef} tabIndex={0}>
+            <ol id="messages">
+              {messages.map((m) => (
+                <li key={m.id} class={m.sender} data-sender={m.sender} title={new Date(m.createdAt).toLocaleString()} aria-describedby={`from-${m.sender}`}>
+                  {m.body}
+                </li>
+              ))}
+            </ol>
+          </div>
+          {c.status === 'OPEN' ? <Reply /> : <p class="muted">This conversation is closed.</p>}
+        </div>
+        <VisitorPanel conversation={c} />
+      </div>
+    </section>
+  );
+}
+
+function Reply() {
+  const [text, setText] = useState('');
+  const [closing, setClosing] = useState('');
+  const send = async (event?: Event) => {
+    event?.preventDefault();
+    if (await store.sendReply(text)) setText('');
+  };
+  return (
+    <>
+      <form id="reply" class="row" onSubmit={send}>
+        <label for="body">Reply</label>
+        <textarea
+          id="body"
+          rows={2}
+          maxLength={2000}
+          value={text}
+          onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && !e.shiftKey) void send(e);
+          }}
+        />
+        <button type="submit">Send</button>
+      </form>
+      <details class="close">
+        <summary>Close conversation…</summary>
+        <form
+          id="close"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            if (await store.closeConversation(closing)) setClosing('');
+          }}
+        >
+          <label for="closing-message">Closing message to the visitor (optional)</label>
+          <textarea id="closing-message" rows={2} maxLength={2000} value={closing} onInput={(e) => setClosing((e.currentTarget as HTMLTextAreaElement).value)} />
+          <button type="submit">Close conversation</button>
+        </form>
+      </details>
+    </>
+  );
+}
+
+const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
+
+function VisitorPanel({ conversation: c }: { conversation: Conversation }) {
+  const v = c.visitor;
+  return (
+    <aside class="visitor" aria-labelledby="visitor-title">
+      <h3 id="visitor-title">Visitor</h3>
+      <dl>
+        <dt>Name</dt>
+        <dd id="visitor-name">
+          {v.name ?? '—'} {v.verified && <span class="verified">verified</span>}
+        </dd>
+        <dt>E-mail</dt>
+        <dd id="visitor-email">{v.email ?? '—'}</dd>
+        <dt>Page</dt>
+        <dd id="visitor-page">{c.pageUrl ?? '—'}</dd>
+        <dt>Locale</dt>
+        <dd id="visitor-locale">{c.locale ?? '—'}</dd>
+        <dt>First seen</dt>
+        <dd>{when(c.createdAt)}</dd>
+        <dt>Last activity</dt>
+        <dd>{when(c.lastActivityAt)}</dd>
+        <dt>Status</dt>
+        <dd id="visitor-status">{c.status === 'OPEN' ? 'open' : 'closed'}</dd>
+      </dl>
+    </aside>
+  );
+}

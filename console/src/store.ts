@@ -1,0 +1,352 @@
+import { batch, computed, signal } from '@preact/signals';
+import { io, type Socket } from 'socket.io-client';
+import type { AgentServerEvents, ChatMessage, ClientEvents, ConversationStatus, MessageCreated } from '../../src/realtime/events.js';
+import { NAMESPACES } from '../../src/realtime/events.js';
+import { api, ApiError, storeToken, storedToken, visitorLabel, type Conversation, type Page, type Workspace } from './api.js';
+import { alert } from './alerts.js';
+
+/** Largest page of the inbox and of a messages poll (the API's bounds). */
+const LIST_LIMIT = 100;
+const MESSAGES_PAGE = 500;
+const WORKSPACE_KEY = 'hearth.console.workspace';
+
+export const token = signal<string | null>(storedToken());
+export const workspaces = signal<Workspace[]>([]);
+export const workspaceId = signal<string | null>(null);
+export const statusFilter = signal<ConversationStatus>('OPEN');
+export const search = signal('');
+export const conversations = signal<Conversation[]>([]);
+export const total = signal(0);
+export const selectedId = signal<string | null>(null);
+export const messages = signal<ChatMessage[]>([]);
+export const live = signal<'connecting' | 'live' | 'offline'>('connecting');
+export const error = signal('');
+
+export const selected = computed(() => conversations.value.find((c) => c.id === selectedId.value) ?? null);
+export const unreadTotal = computed(() => conversations.value.reduce((sum, c) => sum + c.unreadCount, 0));
+
+let socket: Socket<AgentServerEvents, ClientEvents> | null = null;
+/** Live events that arrive while a catch-up is running are applied after it, in arrival order. */
+let syncing = false;
+let pending: (() => void)[] = [];
+
+const call = <T>(method: string, path: string, body?: unknown) =>
+  api<T>(token.value, method, path, body).catch((err: unknown) => {
+    if (err instanceof ApiError && err.status === 401 && path !== '/admin/auth/login') logout();
+    throw err;
+  });
+
+const ws = () => `/admin/workspaces/${workspaceId.value}`;
+
+function report(err: unknown): void {
+  error.value = err instanceof Error ? err.message : String(err);
+}
+
+export async function login(email: string, password: string): Promise<void> {
+  error.value = '';
+  try {
+    const res = await api<{ token: string }>(null, 'POST', '/admin/auth/login', { email, password });
+    storeToken(res.token);
+    token.value = res.token;
+    await start();
+  } catch (err) {
+    report(err);
+  }
+}
+
+export function logout(): void {
+  const old = token.value;
+  if (old) void fetch('/admin/auth/logout', { method: 'POST', headers: { Authorization: `Bearer ${old}` } }).catch(() => undefined);
+  storeToken(null);
+  socket?.disconnect();
+  socket = null;
+  batch(() => {
+    token.value = null;
+    workspaceId.value = null;
+    conversations.value = [];
+    selectedId.value = null;
+    messages.value = [];
+  });
+}
+
+export async function start(): Promise<void> {
+  // A returning agent's inbox loads alongside the workspace list instead of after it (first paint).
+  const remembered = localStorage.getItem(WORKSPACE_KEY);
+  if (remembered) pickWorkspace(remembered);
+  try {
+    const res = await call<{ items: Workspace[] }>('GET', '/admin/workspaces');
+    workspaces.value = res.items;
+    if (!res.items.some((w) => w.id === remembered) && res.items[0]) {
+      error.value = '';
+      pickWorkspace(res.items[0].id);
+    }
+  } catch (err) {
+    report(err);
+  }
+}
+
+export function pickWorkspace(id: string): void {
+  localStorage.setItem(WORKSPACE_KEY, id);
+  socket?.disconnect();
+  batch(() => {
+    workspaceId.value = id;
+    selectedId.value = null;
+    messages.value = [];
+    conversations.value = [];
+  });
+  // Not waiting for the socket: the inbox shows first, and every connect refetches it anyway.
+  void loadConversations();
+  connect(id);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inbox
+// ---------------------------------------------------------------------------------------------
+
+let listRequest = 0;
+let listApplied = 0;
+
+export async function loadConversations(more = false): Promise<void> {
+  if (!workspaceId.value) return;
+  const mine = ++listRequest;
+  const page = more ? Math.floor(conversations.value.length / LIST_LIMIT) + 1 : 1;
+  const params = new URLSearchParams({ status: statusFilter.value, limit: String(LIST_LIMIT), page: String(page) });
+  if (search.value.trim()) params.set('q', search.value.trim());
+  try {
+    const res = await call<Page<Conversation>>('GET', `${ws()}/conversations?${params}`);
+    // An answer older than one already shown is stale; an older one that arrives first still paints.
+    if (mine < listApplied) return;
+    listApplied = mine;
+    // The open conversation is read while it is shown, whatever the server counted before the fetch.
+    const items = res.items.map((c) => (c.id === selectedId.value && !document.hidden ? { ...c, unreadCount: 0 } : c));
+    batch(() => {
+      conversations.value = more ? dedupe([...conversations.value, ...items]) : keepSelected(items);
+      total.value = res.pageInfo.total;
+    });
+  } catch (err) {
+    report(err);
+  }
+}
+
+/** The open conversation stays in the list (and so its panel) even when a refresh no longer matches it. */
+function keepSelected(items: Conversation[]): Conversation[] {
+  const current = selected.value;
+  return current && !items.some((c) => c.id === current.id) ? [current, ...items] : items;
+}
+
+function dedupe(items: Conversation[]): Conversation[] {
+  const seen = new Set<string>();
+  return items.filter((c) => !seen.has(c.id) && seen.add(c.id));
+}
+
+let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+/** Bursts of events refresh the list once. */
+function refreshSoon(): void {
+  clearTimeout(refreshTimer);
+  refreshTimer = setTimeout(() => void loadConversations(), 150);
+}
+
+function patchConversation(id: string, patch: (c: Conversation) => Conversation): boolean {
+  const list = conversations.value;
+  const index = list.findIndex((c) => c.id === id);
+  if (index < 0) return false;
+  const updated = patch(list[index]);
+  // Newest activity first, as the API orders it.
+  conversations.value = [updated, ...list.slice(0, index), ...list.slice(index + 1)];
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The open conversation
+// ---------------------------------------------------------------------------------------------
+
+export async function openConversation(id: string): Promise<void> {
+  fetchedUpTo = null;
+  batch(() => {
+    selectedId.value = id;
+    messages.value = [];
+  });
+  patchInPlace(id, (c) => ({ ...c, unreadCount: 0 }));
+  await catchUp();
+  try {
+    const fresh = await call<Conversation>('GET', `${ws()}/conversations/${id}`);
+    if (selectedId.value === id) patchInPlace(id, () => ({ ...fresh, unreadCount: 0 }));
+  } catch (err) {
+    report(err);
+  }
+}
+
+function patchInPlace(id: string, patch: (c: Conversation) => Conversation): void {
+  conversations.value = conversations.value.map((c) => (c.id === id ? patch(c) : c));
+}
+
+export function closeView(): void {
+  fetchedUpTo = null;
+  batch(() => {
+    selectedId.value = null;
+    messages.value = [];
+  });
+}
+
+/** Adds messages by id (never twice), kept in `createdAt` order. */
+function addMessages(conversationId: string, incoming: ChatMessage[]): void {
+  if (conversationId !== selectedId.value || incoming.length === 0) return;
+  const known = new Set(messages.value.map((m) => m.id));
+  const fresh = incoming.filter((m) => !known.has(m.id) && known.add(m.id));
+  if (fresh.length === 0) return;
+  messages.value = [...messages.value, ...fresh].sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+/**
+ * `createdAt` of the newest message fetched (not pushed) for the open conversation. Catch-ups start here:
+ * a fetch is what marks messages read on the server, and pushed ones in between are simply de-duplicated.
+ */
+let fetchedUpTo: string | null = null;
+let catchingUp: Promise<void> | null = null;
+let catchUpAgain = false;
+
+/**
+ * Fetches the open conversation's messages after the last one seen (which also marks them read on the
+ * server). Serialised: a call while one runs makes one more run afterwards.
+ */
+export function catchUp(): Promise<void> {
+  if (catchingUp) {
+    catchUpAgain = true;
+    return catchingUp;
+  }
+  catchingUp = (async () => {
+    do {
+      catchUpAgain = false;
+      const id = selectedId.value;
+      if (!id || !workspaceId.value) return;
+      try {
+        for (;;) {
+          const last = fetchedUpTo;
+          const res = await call<{ status: ConversationStatus; messages: ChatMessage[] }>(
+            'GET',
+            `${ws()}/conversations/${id}/messages${last ? `?after=${encodeURIComponent(last)}` : ''}`,
+          );
+          if (selectedId.value !== id) break;
+          addMessages(id, res.messages);
+          fetchedUpTo = res.messages[res.messages.length - 1]?.createdAt ?? fetchedUpTo;
+          patchInPlace(id, (c) => ({ ...c, status: res.status, unreadCount: 0 }));
+          if (res.messages.length < MESSAGES_PAGE) break;
+        }
+      } catch (err) {
+        report(err);
+      }
+    } while (catchUpAgain);
+  })().finally(() => {
+    catchingUp = null;
+  });
+  return catchingUp;
+}
+
+export async function sendReply(body: string): Promise<boolean> {
+  const id = selectedId.value;
+  if (!id || !body.trim()) return false;
+  error.value = '';
+  try {
+    const message = await call<ChatMessage>('POST', `${ws()}/conversations/${id}/messages`, { body });
+    addMessages(id, [message]);
+    patchConversation(id, (c) => ({ ...c, lastMessage: message, lastActivityAt: message.createdAt }));
+    return true;
+  } catch (err) {
+    report(err);
+    return false;
+  }
+}
+
+export async function closeConversation(message: string): Promise<boolean> {
+  const id = selectedId.value;
+  if (!id) return false;
+  error.value = '';
+  try {
+    const closed = await call<Conversation>('POST', `${ws()}/conversations/${id}/close`, message.trim() ? { message } : {});
+    patchInPlace(id, () => ({ ...closed, unreadCount: 0 }));
+    await catchUp();
+    return true;
+  } catch (err) {
+    report(err);
+    return false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Live updates
+// ---------------------------------------------------------------------------------------------
+
+function whenSynced(apply: () => void): void {
+  if (syncing) pending.push(apply);
+  else apply();
+}
+
+/** On every (re)connect: refetch the inbox and what the open conversation missed, then apply what arrived meanwhile. */
+async function resync(): Promise<void> {
+  syncing = true;
+  try {
+    await Promise.all([loadConversations(), catchUp()]);
+  } finally {
+    const queued = pending;
+    pending = [];
+    syncing = false;
+    for (const apply of queued) apply();
+  }
+}
+
+function onMessage({ conversationId, message }: MessageCreated): void {
+  const open = conversationId === selectedId.value;
+  const seen = open && !document.hidden;
+  addMessages(conversationId, [message]);
+  const known = patchConversation(conversationId, (c) => ({
+    ...c,
+    lastMessage: message,
+    lastActivityAt: message.createdAt,
+    unreadCount: message.sender === 'VISITOR' && !seen ? c.unreadCount + 1 : seen ? 0 : c.unreadCount,
+  }));
+  if (!known) refreshSoon();
+  // Marks it read on the server too, so the count stays right after a reload.
+  if (seen && message.sender === 'VISITOR') void catchUp();
+  if (message.sender === 'VISITOR') {
+    const who = conversations.value.find((c) => c.id === conversationId);
+    alert(`New message from ${who ? visitorLabel(who) : 'a visitor'}`, message.body, conversationId);
+  }
+}
+
+function connect(id: string): void {
+  const next: Socket<AgentServerEvents, ClientEvents> = io(NAMESPACES.agent, { auth: { token: token.value, workspaceId: id } });
+  socket = next;
+  live.value = 'connecting';
+  next.on('connect', () => {
+    live.value = 'live';
+    void resync();
+  });
+  next.on('disconnect', (reason) => {
+    live.value = 'offline';
+    // A disconnect by the server (session ended) is not retried by the client: check the session, then retry.
+    if (reason === 'io server disconnect') void call('GET', '/admin/workspaces').then(() => socket === next && next.connect(), () => undefined);
+  });
+  next.on('connect_error', () => {
+    live.value = 'offline';
+  });
+  next.on('message.created', (payload) => whenSynced(() => onMessage(payload)));
+  next.on('conversation.created', () =>
+    whenSynced(() => {
+      refreshSoon();
+      alert('New conversation', 'A visitor started a conversation.', null);
+    }),
+  );
+  next.on('conversation.updated', (payload) =>
+    whenSynced(() => {
+      patchInPlace(payload.conversationId, (c) => ({ ...c, status: payload.status }));
+      refreshSoon();
+    }),
+  );
+}
+
+/** Back in view: what arrived while hidden in the open conversation is now read. */
+export function onVisible(): void {
+  if (!selectedId.value) return;
+  patchInPlace(selectedId.value, (c) => ({ ...c, unreadCount: 0 }));
+  void catchUp();
+}

@@ -1,0 +1,46 @@
+/** Colours meet WCAG AA (4.5:1) on their backgrounds; targets are at least 44 px on touch screens. */
+export const CSS = `
+*{box-sizing:border-box}
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d2330;background:#f7f5f0;font-size:16px}
+main{max-width:1200px;margin:0 auto;padding:16px}
+h1{margin:0 0 12px;font-size:1.5rem}h2{margin:0 0 8px;font-size:1.2rem}h3{margin:0 0 8px;font-size:1rem}
+button,input,select,textarea{font:inherit;min-height:36px}
+button{padding:6px 12px;border:1px solid #1f4fd1;border-radius:6px;background:#fff;color:#1f4fd1;cursor:pointer}
+button[type=submit]{background:#1f4fd1;color:#fff}
+:focus-visible{outline:3px solid #1f4fd1;outline-offset:2px}
+.box{background:#fff;border-radius:8px;padding:12px;box-shadow:0 1px 3px rgba(0,0,0,.12);min-width:0}
+.muted{color:#545b66}
+.error p{color:#9b1c1c;background:#fdecec;padding:8px;border-radius:6px;margin:0 0 12px}
+#login p{display:flex;flex-direction:column;gap:4px;max-width:320px}
+.toolbar{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin-bottom:12px}
+.cols{display:grid;grid-template-columns:320px minmax(0,1fr);gap:12px;align-items:start}
+.filters{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin-bottom:8px}
+.filters input{flex:1;min-width:0}
+#conversations{list-style:none;margin:0;padding:0;max-height:70vh;overflow-y:auto}
+#conversations button{display:block;width:100%;text-align:left;border:0;border-radius:6px;padding:10px 8px;color:#1d2330;background:none;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+#conversations button[aria-current=true]{background:#e5ecfb}
+#conversations button[data-status=CLOSED]{color:#545b66}
+#conversations .who{font-weight:600}#conversations .badge{color:#1f4fd1;font-weight:700}#conversations .last{color:#545b66}
+.head{display:flex;gap:8px;align-items:center}.head h2{margin:0;overflow-wrap:anywhere}
+.back{display:none}
+.split{display:grid;grid-template-columns:minmax(0,1fr) 240px;gap:12px;margin-top:8px}
+.log{height:55vh;overflow-y:auto;border:1px solid #e3e0d8;border-radius:6px;padding:8px}
+#messages{list-style:none;margin:0;padding:0;display:flex;flex-direction:column;gap:6px}
+#messages li{max-width:80%;padding:6px 10px;border-radius:10px;white-space:pre-wrap;overflow-wrap:anywhere}
+#messages li.AGENT{align-self:flex-end;background:#1f4fd1;color:#fff}#messages li.VISITOR{align-self:flex-start;background:#eceff5}
+.row{display:flex;gap:8px;margin-top:8px;align-items:flex-end}.row label{position:absolute;left:-9999px}
+.row textarea{flex:1;min-width:0}
+.close{margin-top:8px}.close form{display:flex;flex-direction:column;gap:6px;margin-top:6px}
+.visitor dl{margin:0;display:grid;grid-template-columns:auto minmax(0,1fr);gap:4px 8px}
+.visitor dt{color:#545b66}.visitor dd{margin:0;overflow-wrap:anywhere}
+.verified{background:#0b6b3a;color:#fff;border-radius:4px;padding:0 6px;font-size:.85rem}
+@media (max-width:900px){.split{grid-template-columns:1fr}}
+@media (max-width:700px){
+  main{padding:8px}
+  .cols{grid-template-columns:1fr}
+  .has-selection .inbox,.has-selection .placeholder{display:none}
+  .back{display:inline-block}
+  .log{height:45vh}
+  button,input,select,textarea{min-height:44px}
+}
+`;
