@@ -8,6 +8,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
 COPY widget ./widget
+COPY console ./console
 RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: production dependencies, compiled output and the widget bundle; runs as non-root.
