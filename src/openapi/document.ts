@@ -242,6 +242,7 @@ function implicitResponses(def: RouteDef): Record<number, string> {
         'Missing (`missing_credential`), unknown or revoked (`invalid_credential`) key, or a key of the wrong kind (`wrong_credential_kind`).';
   }
   if (external) implicit[429] = 'Rate limited (`rate_limited`): too many requests with this credential, or too many unknown keys from this address; `Retry-After` says when to retry.';
+  if (def.method === 'get' && !def.responses[304]) implicit[304] = 'Not modified: the answer still has the ETag sent in `If-None-Match` (every JSON answer carries an `ETag`).';
   implicit[500] = 'A fault on our side (`internal_error`); the message carries a request id, nothing internal.';
   if (def.auth !== 'none' || where) implicit[503] = 'The database is unreachable (`database_unavailable`); `Retry-After` says when to retry.';
   return implicit;
@@ -255,7 +256,7 @@ function responsesOf(def: RouteDef, catalog: SchemaCatalog, operationId: string)
     const declared: ResponseSpec | undefined = def.responses[status];
     const extra = implicit[status];
     let response: OpenApiResponse;
-    if (declared === undefined) response = errorResponse(extra);
+    if (declared === undefined) response = status >= 400 ? errorResponse(extra) : { description: extra };
     else if (typeof declared === 'string') {
       const text = extra && extra !== declared ? `${declared} ${extra}` : declared;
       response = status >= 400 ? errorResponse(text) : { description: text };

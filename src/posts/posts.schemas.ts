@@ -145,7 +145,13 @@ export const singlePostSchema = postListItemSchema
   })
   .meta({ id: 'Post' });
 
-export const postListSchema = z.object({ items: z.array(postListItemSchema), pageInfo: pageInfoSchema });
+/** A list item narrowed by `fields`: only the fields asked for, each of its full type. */
+const sparsePostListItemSchema = postListItemSchema.partial().meta({ id: 'PostListItemFields', description: 'The list item narrowed to the fields named in `fields`.' });
+
+export const postListSchema = z.object({
+  items: z.array(z.union([postListItemSchema, sparsePostListItemSchema])).describe('Whole list items; only the named fields when `fields` is given.'),
+  pageInfo: pageInfoSchema,
+});
 
 /* ------------------------------------------------------------------ admin */
 

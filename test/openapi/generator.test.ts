@@ -132,8 +132,8 @@ describe('responses', () => {
       route({ method: 'get', path: '/admin/workspaces/:wid/a', summary: 'x', tags: ['T'], auth: 'member', responses: { 200: { description: 'ok' } }, handle: ok }),
       route({ method: 'get', path: '/admin/workspaces/:wid/b', summary: 'x', tags: ['T'], auth: 'member', role: 'owner', responses: { 200: { description: 'ok' } }, handle: ok }),
     ]);
-    expect(Object.keys(op('/admin/workspaces/{wid}/a').responses)).toEqual(['200', '401', '404', '500', '503']);
-    expect(Object.keys(op('/admin/workspaces/{wid}/b').responses)).toEqual(['200', '401', '403', '404', '500', '503']);
+    expect(Object.keys(op('/admin/workspaces/{wid}/a').responses)).toEqual(['200', '304', '401', '404', '500', '503']);
+    expect(Object.keys(op('/admin/workspaces/{wid}/b').responses)).toEqual(['200', '304', '401', '403', '404', '500', '503']);
     expect(op('/admin/workspaces/{wid}/b')['x-hearth-role']).toBe('owner');
   });
 
