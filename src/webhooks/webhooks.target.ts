@@ -97,6 +97,16 @@ export interface PostResult {
 }
 
 /** One POST with a hard per-attempt timeout covering connect, upload and the whole answer. */
+/**
+ * Connections to receivers are kept alive and reused: a burst to one receiver pays the TCP (and TLS)
+ * set-up once. Guarded and unguarded requests never share a pool, and every new connection of the
+ * guarded pool resolves through `guardedLookup`, so a reused socket was checked when it connected.
+ */
+const agents = {
+  guarded: { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) },
+  open: { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) },
+};
+
 export async function postJson(
   url: string,
   body: string,
@@ -125,7 +135,7 @@ export async function postJson(
         method: 'POST',
         headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
         lookup: options.allowPrivate ? undefined : (guardedLookup as never),
-        agent: false,
+        agent: agents[options.allowPrivate ? 'open' : 'guarded'][target.protocol === 'https:' ? 'https' : 'http'],
       },
       (res) => {
         // The answer body is not used; read (and drop) it so the attempt ends when the receiver is done.
