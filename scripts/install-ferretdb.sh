@@ -9,7 +9,10 @@ MODULE=github.com/FerretDB/FerretDB
 command -v go >/dev/null || { echo "Go 1.22+ is required to build the local FerretDB engine: install Go (or the golang package), or set MONGODB_URI to a MongoDB server." >&2; exit 1; }
 BIN_DIR="$(go env GOPATH)/bin"
 mkdir -p "$BIN_DIR"
-if [ -x "$BIN_DIR/ferretdb" ] && "$BIN_DIR/ferretdb" --version 2>/dev/null | grep -q "${VERSION}"; then
+# Version output is captured before matching: with pipefail, `ferretdb --version | grep -q` (or `| head`)
+# fails whenever the reader exits first and the writer gets SIGPIPE.
+installed_version() { "$BIN_DIR/ferretdb" --version 2>/dev/null || true; }
+if [ -x "$BIN_DIR/ferretdb" ] && [[ "$(installed_version)" == *"${VERSION}"* ]]; then
   echo "FerretDB ${VERSION} already at $BIN_DIR/ferretdb"; exit 0
 fi
 echo "Building FerretDB ${VERSION} into $BIN_DIR (a minute or two the first time)..."
@@ -21,5 +24,5 @@ cp -r "$src" "$work/ferretdb"
 chmod -R u+w "$work/ferretdb"
 echo "${VERSION}" > "$work/ferretdb/build/version/version.txt"
 (cd "$work/ferretdb" && go build -trimpath -o "$BIN_DIR/ferretdb" ./cmd/ferretdb)
-"$BIN_DIR/ferretdb" --version | head -1
-echo "Installed $BIN_DIR/ferretdb"
+[[ "$(installed_version)" == *"${VERSION}"* ]] || { echo "the built $BIN_DIR/ferretdb does not report ${VERSION}" >&2; exit 1; }
+echo "Installed FerretDB ${VERSION} at $BIN_DIR/ferretdb"
