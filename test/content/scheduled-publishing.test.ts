@@ -4,7 +4,7 @@ import type { HearthNode } from '../../src/app/node.js';
 import type { DomainEvent } from '../../src/events/events.js';
 import { publishPost } from '../../src/posts/publication.service.js';
 import { postScheduleStore } from '../../src/posts/post-schedules.model.js';
-import { runScheduledChange, SCHEDULED_CHANGE_JOB } from '../../src/posts/schedule.service.js';
+import { recoverSchedules, runScheduledChange, SCHEDULED_CHANGE_JOB } from '../../src/posts/schedule.service.js';
 import { findWorkspace } from '../../src/workspaces/workspaces.service.js';
 import { startReceiver } from '../jobs/receiver.js';
 import { contentAdmin, expectIssue } from './content-helpers.js';
@@ -208,6 +208,19 @@ test('a run retried after a crash that came after the publish emits no second ev
     unsubscribe();
   }
 });
+
+test('an entry left without its job (a node died between the two writes) gets it at worker start and runs', async () => {
+  const { ws, admin, events } = await hooked();
+  const post = await admin.createPost({ slug: 'orphan', title: 'Orphan' });
+  const entry = await postScheduleStore(node.deps.db).add(ws.id, post.id, 'publish', new Date(Date.now() + 500), new Date());
+  expect(await jobsOf(entry.id)).toBe(0);
+  await recoverSchedules(node.deps);
+  await recoverSchedules(node.deps);
+  expect(await jobsOf(entry.id)).toBe(1);
+  await eventually(async () => (await publicPost(ws, 'orphan')).status === 200, 10_000, 100);
+  await eventually(() => events('post.published', post.id).length === 1, 5_000, 50);
+  expect(await postScheduleStore(node.deps.db).byId(ws.id, entry.id)).toBeNull();
+}, 15_000);
 
 test('a worker killed before the time: the next worker publishes it exactly once', async () => {
   const dbName = uniqueDbName('sched');
