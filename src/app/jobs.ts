@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js';
 import { registerAppointmentJobs } from '../appointments/appointments.jobs.js';
 import { registerEmailJobs } from '../email/email.jobs.js';
+import { registerPostJobs } from '../posts/posts.jobs.js';
 import { registerWebhookJobs } from '../webhooks/webhooks.jobs.js';
 
 /**
@@ -11,10 +12,12 @@ export function registerJobs(deps: Deps): { recover(): Promise<void> } {
   const email = registerEmailJobs(deps);
   const webhooks = registerWebhookJobs(deps);
   registerAppointmentJobs(deps);
+  const posts = registerPostJobs(deps);
   return {
     async recover() {
       await email.recover();
       await webhooks.recover();
+      await posts.recover();
     },
   };
 }

@@ -17,13 +17,17 @@ import {
   postParams,
   previewTokenBody,
   previewTokenSchema,
+  publicationBody,
+  scheduleEntrySchema,
+  scheduleListSchema,
+  scheduleParams,
   singlePostQuery,
   singlePostSchema,
   slugParams,
   widParams,
 } from './posts.schemas.js';
 import { createPost, deletePost, editDraft, getPost, listPostsAdmin, toAdminPost } from './posts.service.js';
-import { publishPost, unpublishPost } from './publication.service.js';
+import { cancelSchedule, listSchedule, publishOrSchedule, toScheduleEntry, type PublicationOutcome } from './schedule.service.js';
 import { listChanges } from './post-changes.service.js';
 import { mintPreviewToken, previewPost, revokePreviewToken } from './preview.service.js';
 import { getPublicPost, listPublicCategories, listPublicPosts } from './public-posts.service.js';
@@ -32,6 +36,16 @@ const external = ['External: content'];
 const adminTags = ['Content'];
 const KEY_401 = 'Missing, unknown, revoked or wrong-kind key.';
 const OWNER_ONLY = 'Owners and operators only (agents: 403).';
+const SCHEDULING = [
+  'Optional body `{at}` (ISO 8601 date-time with offset). Without it, or with no body, the change happens at once (200 with the post). `at` in the future schedules it instead: 202 with the schedule entry, listed by `GET .../posts/:pid/schedule` until it runs, cancelable with `DELETE .../posts/:pid/schedule[/:sid]`.',
+  'An `at` that is now or already past is not an error: the change happens at once, as without `at` (a request that crossed its own deadline still does what was asked). A malformed `at` is 400 with issues.',
+  'At `at` a job runs exactly this operation as of then (the draft as it is then, the same content-hash rule and events); if the post was deleted meanwhile it does nothing. Its result is not reported back: a publish that cannot happen then (another published post took the slug) is dropped and logged.',
+].join('\n\n');
+
+/** 200 with the post for a change made now, 202 with the schedule entry for a later one. */
+function publicationReply(outcome: PublicationOutcome) {
+  return 'scheduled' in outcome ? { status: 202, body: toScheduleEntry(outcome.scheduled) } : { body: toAdminPost(outcome.post) };
+}
 
 /** The public reads; `GET /external/categories` too: it lists the categories published posts use. */
 export const publicPostRoutes: RouteDef[] = [
@@ -177,30 +191,82 @@ export const postRoutes: RouteDef[] = [
   route({
     method: 'post',
     path: '/admin/workspaces/:wid/posts/:pid/publish',
-    summary: 'Publish the draft',
+    summary: 'Publish the draft (now or at a given time)',
     description: [
       'Copies the draft to the public snapshot. `publishedAt` is re-stamped and `post.published` emitted on the first publish, after an unpublish (even with identical content), and when the content hash of the published fields differs from the last publish.',
       'Publishing identical content again is a no-op: 200, `publishedAt` unchanged, no event. 409 `slug_taken` when another published post holds the slug in this locale.',
+      SCHEDULING,
       OWNER_ONLY,
     ].join('\n\n'),
     tags: adminTags,
     auth: 'member',
     role: 'owner',
     params: postParams,
-    responses: { 200: { description: 'The post.', schema: adminPostSchema }, 404: 'No such post.', 409: 'Slug taken.' },
-    handle: async ({ deps, workspace, params }) => ({ body: toAdminPost((await publishPost(deps, workspace, params.pid)).post) }),
+    body: publicationBody,
+    responses: {
+      200: { description: 'The post, published now.', schema: adminPostSchema },
+      202: { description: 'The scheduled change (`at` in the future).', schema: scheduleEntrySchema },
+      400: 'Invalid `at`.',
+      404: 'No such post.',
+      409: 'Slug taken.',
+    },
+    handle: async ({ deps, workspace, params, body }) => publicationReply(await publishOrSchedule(deps, workspace, params.pid, 'publish', body.at)),
   }),
   route({
     method: 'post',
     path: '/admin/workspaces/:wid/posts/:pid/unpublish',
-    summary: 'Unpublish',
-    description: `Hides the post publicly and emits \`post.unpublished\`. Idempotent: a post that is not published is returned unchanged, without an event. ${OWNER_ONLY}`,
+    summary: 'Unpublish (now or at a given time)',
+    description: `Hides the post publicly and emits \`post.unpublished\`. Idempotent: a post that is not published is returned unchanged, without an event.\n\n${SCHEDULING}\n\n${OWNER_ONLY}`,
     tags: adminTags,
     auth: 'member',
     role: 'owner',
     params: postParams,
-    responses: { 200: { description: 'The post.', schema: adminPostSchema }, 404: 'No such post.' },
-    handle: async ({ deps, workspace, params }) => ({ body: toAdminPost(await unpublishPost(deps, workspace, params.pid)) }),
+    body: publicationBody,
+    responses: {
+      200: { description: 'The post, unpublished now.', schema: adminPostSchema },
+      202: { description: 'The scheduled change (`at` in the future).', schema: scheduleEntrySchema },
+      400: 'Invalid `at`.',
+      404: 'No such post.',
+    },
+    handle: async ({ deps, workspace, params, body }) => publicationReply(await publishOrSchedule(deps, workspace, params.pid, 'unpublish', body.at)),
+  }),
+  route({
+    method: 'get',
+    path: '/admin/workspaces/:wid/posts/:pid/schedule',
+    summary: 'Pending scheduled publishes and unpublishes of a post',
+    description: 'The changes asked for with a future `at` that have not run yet, soonest first. A change leaves the list when it runs or is cancelled.',
+    tags: adminTags,
+    auth: 'member',
+    params: postParams,
+    responses: { 200: { description: 'Pending changes.', schema: scheduleListSchema }, 404: 'No such post.' },
+    handle: async ({ deps, workspace, params }) => ({ body: { items: (await listSchedule(deps, workspace, params.pid)).map(toScheduleEntry) } }),
+  }),
+  route({
+    method: 'delete',
+    path: '/admin/workspaces/:wid/posts/:pid/schedule',
+    summary: 'Cancel every pending scheduled change of a post',
+    description: `Cancelled changes never run. Answers the cancelled entries (an empty list when none was pending). ${OWNER_ONLY}`,
+    tags: adminTags,
+    auth: 'member',
+    role: 'owner',
+    params: postParams,
+    responses: { 200: { description: 'The cancelled changes.', schema: scheduleListSchema }, 404: 'No such post.' },
+    handle: async ({ deps, workspace, params }) => ({ body: { items: (await cancelSchedule(deps, workspace, params.pid)).map(toScheduleEntry) } }),
+  }),
+  route({
+    method: 'delete',
+    path: '/admin/workspaces/:wid/posts/:pid/schedule/:sid',
+    summary: 'Cancel one pending scheduled change',
+    description: `The change never runs. 404 \`schedule_not_found\` when it is not pending for this post (already run, cancelled, or unknown). ${OWNER_ONLY}`,
+    tags: adminTags,
+    auth: 'member',
+    role: 'owner',
+    params: scheduleParams,
+    responses: { 204: 'Cancelled.', 404: 'No such post or pending change.' },
+    handle: async ({ deps, workspace, params }) => {
+      await cancelSchedule(deps, workspace, params.pid, params.sid);
+      return { status: 204 };
+    },
   }),
   route({
     method: 'post',

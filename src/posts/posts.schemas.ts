@@ -157,6 +157,27 @@ export const postListSchema = z.object({
 
 export const widParams = z.object({ wid: z.string() });
 export const postParams = z.object({ wid: z.string(), pid: z.string() });
+export const scheduleParams = postParams.extend({ sid: z.string() });
+
+/** Unknown fields are ignored, as before `at` existed: a publish with any other body stays a publish now. */
+export const publicationBody = z.object({
+  at: isoDateTimeParam
+    .transform((value) => new Date(value))
+    .optional()
+    .describe('When the change should happen (ISO 8601 date-time with offset). Omitted, now or past: at once.'),
+});
+
+export const scheduleEntrySchema = z
+  .object({
+    id: z.string(),
+    postId: z.string(),
+    action: z.enum(['publish', 'unpublish']),
+    at: z.string().describe('When the change is due.'),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'ScheduledPostChange' });
+
+export const scheduleListSchema = z.object({ items: z.array(scheduleEntrySchema).describe('Pending changes, soonest first.') });
 
 export const createPostTypeBody = z.object({
   slug: typeSlugSchema,

@@ -50,6 +50,7 @@ export const ERRORS = {
 
   // Content
   post_not_found: { status: 404, message: 'No such post.' },
+  schedule_not_found: { status: 404, message: 'This post has no such pending scheduled change.' },
   published_post_not_found: { status: 404, message: 'No published post has this slug in the requested locale.', code: 'post_not_found' },
   post_slug_taken: { status: 409, message: 'Another post uses this slug in this locale.', code: 'slug_taken' },
   published_slug_taken: { status: 409, message: 'Another published post uses this slug in this locale.', code: 'slug_taken' },
