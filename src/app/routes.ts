@@ -12,6 +12,7 @@ import { appointmentsRoutes } from '../appointments/appointments.routes.js';
 import { manageRoutes } from '../appointments/manage.routes.js';
 import { liveChatRoutes } from '../livechat/livechat.routes.js';
 import { webhooksRoutes } from '../webhooks/webhooks.routes.js';
+import { endpointsRoutes } from '../webhooks/endpoints.routes.js';
 import { emailRoutes } from '../email/email.routes.js';
 
 /** Every HTTP route of the service; Express and the OpenAPI document are both built from this list. */
@@ -33,5 +34,6 @@ export const allRoutes: RouteDef[] = [
   ...manageRoutes,
   ...liveChatRoutes,
   ...webhooksRoutes,
+  ...endpointsRoutes,
   ...emailRoutes,
 ];
