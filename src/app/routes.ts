@@ -13,6 +13,7 @@ import { manageRoutes } from '../appointments/manage.routes.js';
 import { liveChatRoutes } from '../livechat/livechat.routes.js';
 import { webhooksRoutes } from '../webhooks/webhooks.routes.js';
 import { endpointsRoutes } from '../webhooks/endpoints.routes.js';
+import { webhookEventDocs } from '../webhooks/payloads.schemas.js';
 import { emailRoutes } from '../email/email.routes.js';
 
 /** Every HTTP route of the service; Express and the OpenAPI document are both built from this list. */
@@ -37,3 +38,6 @@ export const allRoutes: RouteDef[] = [
   ...endpointsRoutes,
   ...emailRoutes,
 ];
+
+/** Every event a registered webhook endpoint may receive: the OpenAPI document's `webhooks` section. */
+export const allWebhookEvents = webhookEventDocs();

@@ -15,6 +15,8 @@ export interface OpenApiDocument {
   servers: { url: string; description?: string }[];
   tags: { name: string }[];
   paths: Record<string, Record<string, OpenApiOperation>>;
+  /** OpenAPI 3.1 `webhooks`: the requests this server sends, one entry per event type. */
+  webhooks?: Record<string, { post: Record<string, unknown> }>;
   components: { schemas: Record<string, JsonSchema>; securitySchemes: Record<string, unknown>; headers: Record<string, unknown> };
 }
 
@@ -41,6 +43,44 @@ export interface BuildOptions {
   /** The base URL clients call; defaults to the server the document was fetched from. */
   serverUrl?: string;
   version?: string;
+  /** Outgoing requests to document in the `webhooks` section. */
+  webhooks?: WebhookDoc[];
+}
+
+/** One outgoing webhook request: its name (the event type), what it is and its JSON body. */
+export interface WebhookDoc {
+  name: string;
+  summary: string;
+  description: string;
+  schema: ZodType;
+}
+
+const WEBHOOK_HEADERS = [
+  { name: 'webhook-id', description: 'The event id (`msg_...`): the same on every retry and redelivery; de-duplicate on it.' },
+  { name: 'webhook-timestamp', description: 'Unix seconds of this attempt; reject old ones to stop replays.' },
+  { name: 'webhook-signature', description: '`v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint secret (Standard Webhooks).' },
+];
+
+function webhooksOf(docs: WebhookDoc[], catalog: SchemaCatalog): NonNullable<OpenApiDocument['webhooks']> {
+  const webhooks: NonNullable<OpenApiDocument['webhooks']> = {};
+  for (const doc of docs) {
+    webhooks[doc.name] = {
+      post: {
+        operationId: `webhook${pascal(doc.name)}`,
+        summary: doc.summary,
+        description: doc.description,
+        tags: ['Webhook events'],
+        parameters: WEBHOOK_HEADERS.map((header) => ({ ...header, in: 'header', required: true, schema: { type: 'string' } })),
+        requestBody: { required: true, content: { [JSON_MEDIA]: { schema: catalog.convert(doc.schema, 'output', `Webhook${pascal(doc.name)}`) } } },
+        responses: {
+          '200': { description: 'Any 2xx acknowledges the event.' },
+          '429': { description: 'Retried with backoff (a `Retry-After` is honoured).' },
+          '500': { description: 'Any 5xx, a timeout or a connection error is retried with backoff, 6 attempts in all; other statuses are final.' },
+        },
+      },
+    };
+  }
+  return webhooks;
 }
 
 const JSON_MEDIA = 'application/json';
@@ -363,6 +403,7 @@ export function buildOpenApiDocument(routes: RouteDef[], options: BuildOptions =
 
   // The error body is referenced by name everywhere; make sure it exists even if no route converted it.
   catalog.convert(errorBodySchema, 'output', 'Error');
+  const webhooks = options.webhooks?.length ? webhooksOf(options.webhooks, catalog) : undefined;
   const document: OpenApiDocument = {
     openapi: '3.1.0',
     info: {
@@ -373,6 +414,7 @@ export function buildOpenApiDocument(routes: RouteDef[], options: BuildOptions =
     servers: [{ url: options.serverUrl ?? '/', description: 'This server' }],
     tags: tags.map((name) => ({ name })),
     paths,
+    ...(webhooks ? { webhooks } : {}),
     components: { schemas: {}, securitySchemes: SECURITY_SCHEMES, headers: HEADERS },
   };
   document.components.schemas = catalog.finish(document);
