@@ -2,6 +2,9 @@ import { readFileSync } from 'node:fs';
 import type { ZodType } from 'zod';
 import { errorBodySchema, secretParamsOf, type AuthMode, type ResponseSpec, type RouteDef } from '../http/route.js';
 import { SchemaCatalog, type JsonSchema } from './json-schema.js';
+import { webhooksOf, type WebhookDoc } from './webhooks.js';
+
+export type { WebhookDoc } from './webhooks.js';
 
 /** What `buildOpenApiDocument` produces: the document, plus what it had to paper over (tests demand none). */
 export interface OpenApiBuild {
@@ -45,42 +48,6 @@ export interface BuildOptions {
   version?: string;
   /** Outgoing requests to document in the `webhooks` section. */
   webhooks?: WebhookDoc[];
-}
-
-/** One outgoing webhook request: its name (the event type), what it is and its JSON body. */
-export interface WebhookDoc {
-  name: string;
-  summary: string;
-  description: string;
-  schema: ZodType;
-}
-
-const WEBHOOK_HEADERS = [
-  { name: 'webhook-id', description: 'The event id (`msg_...`): the same on every retry and redelivery; de-duplicate on it.' },
-  { name: 'webhook-timestamp', description: 'Unix seconds of this attempt; reject old ones to stop replays.' },
-  { name: 'webhook-signature', description: '`v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint secret (Standard Webhooks).' },
-];
-
-function webhooksOf(docs: WebhookDoc[], catalog: SchemaCatalog): NonNullable<OpenApiDocument['webhooks']> {
-  const webhooks: NonNullable<OpenApiDocument['webhooks']> = {};
-  for (const doc of docs) {
-    webhooks[doc.name] = {
-      post: {
-        operationId: `webhook${pascal(doc.name)}`,
-        summary: doc.summary,
-        description: doc.description,
-        tags: ['Webhook events'],
-        parameters: WEBHOOK_HEADERS.map((header) => ({ ...header, in: 'header', required: true, schema: { type: 'string' } })),
-        requestBody: { required: true, content: { [JSON_MEDIA]: { schema: catalog.convert(doc.schema, 'output', `Webhook${pascal(doc.name)}`) } } },
-        responses: {
-          '200': { description: 'Any 2xx acknowledges the event.' },
-          '429': { description: 'Retried with backoff (a `Retry-After` is honoured).' },
-          '500': { description: 'Any 5xx, a timeout or a connection error is retried with backoff, 6 attempts in all; other statuses are final.' },
-        },
-      },
-    };
-  }
-  return webhooks;
 }
 
 const JSON_MEDIA = 'application/json';
