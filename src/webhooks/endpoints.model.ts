@@ -1,5 +1,5 @@
 import { Schema, Types, type Connection } from 'mongoose';
-import { defineModel } from '../db/mongo.js';
+import { defineModel, nullOnDuplicate } from '../db/mongo.js';
 import { tenantScope } from '../db/tenant-store.js';
 
 /**
@@ -58,7 +58,15 @@ const endpointSchema = new Schema<EndpointDoc>(
 // The event fan-out and the admin list: a workspace's endpoints (a handful at most).
 endpointSchema.index({ workspaceId: 1 });
 
+/** One per automatic disabling (endpoint and failing period): its `_id` makes the owners' mail go once. */
+interface NoticeDoc {
+  _id: string;
+  createdAt: Date;
+}
+const noticeSchema = new Schema<NoticeDoc>({ _id: String, createdAt: Date }, { collection: 'webhook_endpoint_notices', versionKey: false });
+
 const Endpoints = defineModel('WebhookEndpoint', endpointSchema);
+const Notices = defineModel('WebhookEndpointNotice', noticeSchema);
 
 function toEndpoint(doc: EndpointDoc): WebhookEndpoint {
   return {
@@ -121,10 +129,16 @@ export function endpointStore(db: Connection) {
     async markHealthy(id: string): Promise<void> {
       await model.updateOne({ _id: id }, { $set: { failingSince: null } });
     },
-    /** True for the one caller that actually disabled it (that caller tells the owners). */
-    async disableIfEnabled(id: string, reason: string, now: Date): Promise<boolean> {
-      const result = await model.updateOne({ _id: id, enabled: true }, { $set: { enabled: false, disabledAt: now, disabledReason: reason, updatedAt: now } });
-      return result.modifiedCount === 1;
+    async disableIfEnabled(id: string, reason: string, now: Date): Promise<void> {
+      await model.updateOne({ _id: id, enabled: true }, { $set: { enabled: false, disabledAt: now, disabledReason: reason, updatedAt: now } });
+    },
+    /**
+     * True for the one caller (of any node) that records the disabling of this failing period: the
+     * conditional update above is not atomic on every engine, a duplicate `_id` is.
+     */
+    async claimNotice(id: string, failingSince: Date, now: Date): Promise<boolean> {
+      const inserted = await nullOnDuplicate(() => Notices(db).create({ _id: `${id}:${failingSince.getTime()}`, createdAt: now }));
+      return inserted !== null;
     },
     delete(workspaceId: string, id: string): Promise<boolean> {
       return tenant.deleteById(workspaceId, id);

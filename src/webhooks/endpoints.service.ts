@@ -130,8 +130,8 @@ export async function recordEndpointOutcome(deps: Deps, endpoint: WebhookEndpoin
     const limitMs = deps.config.WEBHOOK_ENDPOINT_DISABLE_AFTER_HOURS * HOUR;
     if (now.getTime() - endpoint.failingSince.getTime() < limitMs) return;
     const reason = `every delivery failed since ${endpoint.failingSince.toISOString()}: disabled automatically`;
-    if (!(await store.disableIfEnabled(endpoint.id, reason, now))) return;
-    await tellOwners(deps, endpoint, reason);
+    await store.disableIfEnabled(endpoint.id, reason, now);
+    if (await store.claimNotice(endpoint.id, endpoint.failingSince, now)) await tellOwners(deps, endpoint, reason);
   }
   await changed(deps, endpoint.workspaceId);
 }
