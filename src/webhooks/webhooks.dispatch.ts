@@ -256,6 +256,9 @@ class Dispatcher {
         this.removedDuringFetch = new Set();
       }
       while (!this.stopped && this.inFlight < window && this.queue.length) this.start(this.queue.shift()!);
+      // A stopped holder records nothing more (the deliveries stay pending for the next holder); keeping
+      // them would restart an empty commit on every wake-up, forever.
+      if (this.stopped) this.finished = [];
       if (this.finished.length && !this.committing) this.committing = this.commit().finally(() => ((this.committing = null), this.wake()));
       const idle = this.inFlight === 0 && !this.finished.length && !this.committing;
       if (idle && (this.stopped || (!this.queue.length && !this.more))) return;
