@@ -6,7 +6,7 @@ import type { Connection } from 'mongoose';
 import type { Config } from '../config/config.js';
 import { connectMongo, convertHexStringsToObjectIds, ensureIndexes } from '../db/mongo.js';
 import { connectRedis } from '../db/redis.js';
-import { EventBus } from '../events/events.js';
+import { EventBus, isContentEvent } from '../events/events.js';
 import { Caches } from '../cache/caches.js';
 import { createApp, type AppOptions } from './create-app.js';
 import { createJobQueue } from '../jobs/jobs.js';
@@ -80,7 +80,10 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
     cache,
   };
   // Every post, navigation and workspace event changes published content; other writes call the cache themselves.
-  deps.events.subscribe((event) => cache.invalidateWorkspace(event.workspaceId));
+  // Business events (bookings, chat, submissions) change no published content.
+  deps.events.subscribe(async (event) => {
+    if (isContentEvent(event)) await cache.invalidateWorkspace(event.workspaceId);
+  });
 
   await ensureIndexes(db);
   await upgradeStorage(db, logger);

@@ -12,6 +12,8 @@ import { appointmentsRoutes } from '../appointments/appointments.routes.js';
 import { manageRoutes } from '../appointments/manage.routes.js';
 import { liveChatRoutes } from '../livechat/livechat.routes.js';
 import { webhooksRoutes } from '../webhooks/webhooks.routes.js';
+import { endpointsRoutes } from '../webhooks/endpoints.routes.js';
+import { webhookEventDocs } from '../webhooks/payloads.schemas.js';
 import { emailRoutes } from '../email/email.routes.js';
 
 /** Every HTTP route of the service; Express and the OpenAPI document are both built from this list. */
@@ -33,5 +35,9 @@ export const allRoutes: RouteDef[] = [
   ...manageRoutes,
   ...liveChatRoutes,
   ...webhooksRoutes,
+  ...endpointsRoutes,
   ...emailRoutes,
 ];
+
+/** Every event a registered webhook endpoint may receive: the OpenAPI document's `webhooks` section. */
+export const allWebhookEvents = webhookEventDocs();

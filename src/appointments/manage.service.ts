@@ -8,6 +8,7 @@ import { cellStarts, cellStore } from './cells.model.js';
 import { teamMail, visitorMail } from './mail.service.js';
 import { cancelReminders, planReminders } from './reminders.service.js';
 import { getSettings } from './settings.service.js';
+import { publishAppointment } from './events.service.js';
 import { releaseLeft, reserveCells } from './staff.service.js';
 
 // The visitor's manage link: a credential minted at confirmation, good for that one appointment until it has passed.
@@ -66,6 +67,7 @@ export async function cancelByManageToken(deps: Deps, token: string, reason: str
   await cancelReminders(deps, appointment.id).catch((error: unknown) => deps.logger.error({ err: error, appointmentId: appointment.id }, 'reminders could not be removed'));
   await visitorMail(deps, workspace, cancelled, 'visitorCancelled');
   await teamMail(deps, workspace, cancelled, 'customerCancelled', { declineReason: why });
+  await publishAppointment(deps, 'appointment.cancelled', cancelled, 'visitor');
   return { id: cancelled.id, status: 'CANCELLED' as const };
 }
 
@@ -99,5 +101,6 @@ export async function rescheduleByManageToken(deps: Deps, token: string, request
   await planReminders(deps, moved);
   await visitorMail(deps, workspace, moved, 'visitorRescheduled', { previousStart: current.scheduledAt.toISOString() });
   await teamMail(deps, workspace, moved, 'customerRescheduled', { previousStart: current.scheduledAt.toISOString() });
+  await publishAppointment(deps, 'appointment.rescheduled', moved, 'visitor', current.scheduledAt);
   return view(deps, moved, workspace);
 }

@@ -8,6 +8,7 @@ import type { CreateRequestBody } from './appointments.schemas.js';
 import { assertBookable } from './availability.service.js';
 import { requestReceivedMails } from './mail.service.js';
 import { getSettings, INACTIVE } from './settings.service.js';
+import { publishAppointment } from './events.service.js';
 
 export type { Appointment, AppointmentStatus } from './appointments.model.js';
 
@@ -48,6 +49,7 @@ export async function createRequest(deps: Deps, workspace: Workspace, input: Cre
   );
 
   await requestReceivedMails(deps, workspace, appointment, settings);
+  await publishAppointment(deps, 'appointment.requested', appointment, 'visitor');
 
   return {
     id: appointment.id,
@@ -107,7 +109,10 @@ export async function cancelByToken(deps: Deps, token: string) {
   const hash = sha256Hex(token);
   const store = appointmentStore(deps.db);
   const cancelled = await store.cancelByToken(hash, deps.clock.now());
-  if (cancelled) return { id: cancelled.id, status: 'CANCELLED' as const };
+  if (cancelled) {
+    await publishAppointment(deps, 'appointment.cancelled', cancelled, 'visitor');
+    return { id: cancelled.id, status: 'CANCELLED' as const };
+  }
   const used = (await store.byConsumedToken(hash)) ?? (await store.byLiveToken(hash));
   if (used) throw fail('cancel_not_pending', `The request is ${used.status} and can no longer be cancelled.`);
   throw tokenNotFound();

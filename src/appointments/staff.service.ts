@@ -8,6 +8,7 @@ import { randomToken, sha256Hex } from '../shared/crypto.js';
 import { manageUrl, visitorMail } from './mail.service.js';
 import { cancelReminders, planReminders } from './reminders.service.js';
 import { toPublicAppointment } from './requests.service.js';
+import { publishAppointment } from './events.service.js';
 
 export function toStaffAppointment(a: Appointment) {
   return {
@@ -103,6 +104,7 @@ export async function confirm(deps: Deps, workspace: Workspace, id: string, sche
   }
   await planReminders(deps, confirmed);
   await visitorMail(deps, workspace, confirmed, 'visitorConfirmed', { manageUrl: manageUrl(deps, manageToken, confirmed.locale ?? workspace.defaultLocale) });
+  await publishAppointment(deps, 'appointment.confirmed', confirmed, 'team');
   return toStaffAppointment(confirmed);
 }
 
@@ -113,6 +115,7 @@ export async function decline(deps: Deps, workspace: Workspace, id: string, reas
   if (!declined) throw notPending((await appointmentStore(deps.db).byId(workspace.id, id)) ?? current);
   await cancelReminders(deps, id).catch((error: unknown) => deps.logger.error({ err: error, appointmentId: id }, 'reminders could not be removed'));
   await visitorMail(deps, workspace, declined, 'visitorDeclined');
+  await publishAppointment(deps, 'appointment.declined', declined, 'team');
   return toStaffAppointment(declined);
 }
 
@@ -140,6 +143,7 @@ export async function reschedule(deps: Deps, workspace: Workspace, id: string, s
   await releaseLeft(deps, workspace.id, id, held, wanted);
   await planReminders(deps, moved);
   await visitorMail(deps, workspace, moved, 'visitorRescheduled', { previousStart: current.scheduledAt.toISOString() });
+  await publishAppointment(deps, 'appointment.rescheduled', moved, 'team', current.scheduledAt);
   return toStaffAppointment(moved);
 }
 

@@ -14,6 +14,8 @@ export const MEMO_TTL_MS = 5_000;
 export const credentialsTag = (workspaceId: string) => `credentials:${workspaceId}`;
 export const sessionTag = (tokenHash: string) => `session:${tokenHash}`;
 export const userTag = (userId: string) => `user:${userId}`;
+/** A workspace's registered webhook endpoints (the event fan-out reads them on every event). */
+export const webhookEndpointsTag = (workspaceId: string) => `webhook-endpoints:${workspaceId}`;
 
 /**
  * The node's in-memory caches and the one way to invalidate them on every node. Services call the
@@ -54,6 +56,11 @@ export class Caches {
   /** The user's memberships (or the user) changed: their sessions and roles are looked up again. */
   invalidateUser(userId: string): Promise<void> {
     return this.bus.publish([userTag(userId)]);
+  }
+
+  /** The workspace's webhook endpoints changed: every node reads them again. */
+  invalidateWebhookEndpoints(workspaceId: string): Promise<void> {
+    return this.bus.publish([webhookEndpointsTag(workspaceId)]);
   }
 
   close(): Promise<void> {

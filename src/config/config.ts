@@ -26,6 +26,8 @@ const configSchema = z.object({
   WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
   /** Finished deliveries kept per workspace (the newest); older ones are pruned. */
   WEBHOOK_DELIVERY_MAX_PER_WORKSPACE: z.coerce.number().int().min(1).default(10_000),
+  /** A registered webhook endpoint whose deliveries fail without a success for this long is disabled and its owners mailed. */
+  WEBHOOK_ENDPOINT_DISABLE_AFTER_HOURS: z.coerce.number().min(0.001).default(72),
   /** First wait before an outbox mail is retried after an SMTP failure; later waits double (capped at 1 h). */
   EMAIL_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),

@@ -8,6 +8,7 @@ import { conversationStore, newConversationId, type Conversation, type VerifiedI
 import type { StartConversationBody } from './livechat.schemas.js';
 import { activeSettings, localized } from './settings.service.js';
 import { push } from './livechat.socket.js';
+import { publishConversation } from './events.service.js';
 
 export type { Conversation } from './conversations.model.js';
 
@@ -88,6 +89,7 @@ export async function startConversation(deps: Deps, workspace: Workspace, body: 
     deps.clock.now(),
   );
   push.created(deps, workspace.id, conversation.id);
+  await publishConversation(deps, 'conversation.created', conversation);
   return answer(conversation, token, false);
 }
 

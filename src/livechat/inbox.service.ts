@@ -6,6 +6,7 @@ import { messageStore } from './messages.model.js';
 import { conversationOf, type Conversation } from './conversations.service.js';
 import { push } from './livechat.socket.js';
 import { postAgentMessage } from './messages.service.js';
+import { publishConversation } from './events.service.js';
 
 /** The agent console's view of a conversation. */
 function toAdminConversation(conversation: Conversation, unreadCount: number) {
@@ -55,5 +56,6 @@ export async function closeConversation(deps: Deps, workspaceId: string, convers
   // Only the request that actually closes it pushes the change.
   const closed = await conversationStore(deps.db).close(workspaceId, conversation.id, deps.clock.now());
   if (closed) push.status(deps, workspaceId, conversation.id, 'CLOSED');
+  if (closed) await publishConversation(deps, 'conversation.closed', closed);
   return getConversation(deps, workspaceId, conversation.id);
 }

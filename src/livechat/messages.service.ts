@@ -7,6 +7,7 @@ import { messageStore, type Sender } from './messages.model.js';
 import type { VisitorMessageBody } from './livechat.schemas.js';
 import { conversationByToken, conversationOf, type Conversation } from './conversations.service.js';
 import { push } from './livechat.socket.js';
+import { publishVisitorMessage } from './events.service.js';
 
 /** Flood guard: more than this many visitor messages per conversation per minute are refused (`flood_limited`). */
 export const FLOOD_LIMIT = 20;
@@ -114,6 +115,7 @@ export async function postVisitorMessage(deps: Deps, token: string, input: Visit
   const { count } = counted;
   if (count > FLOOD_LIMIT) throw fail('flood_limited', `More than ${FLOOD_LIMIT} messages per minute in this conversation; wait a moment.`);
   const message = await appendMessage(deps, conversation, { sender: 'VISITOR', body, authorUserId: null });
+  await publishVisitorMessage(deps, conversation, message);
   // visitorName / visitorEmail only fill values not known yet (verified identity or an earlier message).
   // Like the summary, logged rather than failing a request whose message is already stored.
   const store = conversationStore(deps.db);

@@ -2,6 +2,9 @@ import { readFileSync } from 'node:fs';
 import type { ZodType } from 'zod';
 import { errorBodySchema, secretParamsOf, type AuthMode, type ResponseSpec, type RouteDef } from '../http/route.js';
 import { SchemaCatalog, type JsonSchema } from './json-schema.js';
+import { webhooksOf, type WebhookDoc } from './webhooks.js';
+
+export type { WebhookDoc } from './webhooks.js';
 
 /** What `buildOpenApiDocument` produces: the document, plus what it had to paper over (tests demand none). */
 export interface OpenApiBuild {
@@ -15,6 +18,8 @@ export interface OpenApiDocument {
   servers: { url: string; description?: string }[];
   tags: { name: string }[];
   paths: Record<string, Record<string, OpenApiOperation>>;
+  /** OpenAPI 3.1 `webhooks`: the requests this server sends, one entry per event type. */
+  webhooks?: Record<string, { post: Record<string, unknown> }>;
   components: { schemas: Record<string, JsonSchema>; securitySchemes: Record<string, unknown>; headers: Record<string, unknown> };
 }
 
@@ -41,6 +46,8 @@ export interface BuildOptions {
   /** The base URL clients call; defaults to the server the document was fetched from. */
   serverUrl?: string;
   version?: string;
+  /** Outgoing requests to document in the `webhooks` section. */
+  webhooks?: WebhookDoc[];
 }
 
 const JSON_MEDIA = 'application/json';
@@ -363,6 +370,7 @@ export function buildOpenApiDocument(routes: RouteDef[], options: BuildOptions =
 
   // The error body is referenced by name everywhere; make sure it exists even if no route converted it.
   catalog.convert(errorBodySchema, 'output', 'Error');
+  const webhooks = options.webhooks?.length ? webhooksOf(options.webhooks, catalog) : undefined;
   const document: OpenApiDocument = {
     openapi: '3.1.0',
     info: {
@@ -373,6 +381,7 @@ export function buildOpenApiDocument(routes: RouteDef[], options: BuildOptions =
     servers: [{ url: options.serverUrl ?? '/', description: 'This server' }],
     tags: tags.map((name) => ({ name })),
     paths,
+    ...(webhooks ? { webhooks } : {}),
     components: { schemas: {}, securitySchemes: SECURITY_SCHEMES, headers: HEADERS },
   };
   document.components.schemas = catalog.finish(document);

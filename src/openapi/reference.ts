@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import express, { type Express } from 'express';
 import type { Deps } from '../deps.js';
 import type { RouteDef } from '../http/route.js';
-import { buildOpenApiDocument, type OpenApiDocument } from './document.js';
+import { buildOpenApiDocument, type OpenApiDocument, type WebhookDoc } from './document.js';
 
 /** swagger-ui-dist ships the viewer prebuilt; it is served from node_modules, never from a CDN. */
 const viewerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -39,12 +39,12 @@ const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
  * (Swagger UI over it). The document is open to any origin so client generators and hosted viewers
  * can fetch it; it holds no secrets.
  */
-export function apiReference(routes: () => RouteDef[]) {
+export function apiReference(routes: () => RouteDef[], webhooks: () => WebhookDoc[] = () => []) {
   return (app: Express, deps: Deps): void => {
     let document: OpenApiDocument | undefined;
     const documentOf = (): OpenApiDocument => {
       if (document) return document;
-      const built = buildOpenApiDocument(routes(), { serverUrl: deps.config.PUBLIC_URL });
+      const built = buildOpenApiDocument(routes(), { serverUrl: deps.config.PUBLIC_URL, webhooks: webhooks() });
       if (built.problems.length) deps.logger.warn({ problems: built.problems }, 'the OpenAPI document papers over route declaration problems');
       document = built.document;
       return document;

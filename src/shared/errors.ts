@@ -91,6 +91,8 @@ export const ERRORS = {
 
   // Webhooks
   delivery_not_found: { status: 404, message: 'No such webhook delivery in this workspace.' },
+  webhook_endpoint_not_found: { status: 404, message: 'No such webhook endpoint in this workspace.' },
+  too_many_webhook_endpoints: { status: 409, message: 'This workspace has the most webhook endpoints allowed; delete one first.' },
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorName = keyof typeof ERRORS;

@@ -6,7 +6,15 @@ import { submissionStore, type NewSubmission, type Submission } from './submissi
 export const INBOX_MAX_PAGE_SIZE = 100;
 
 export async function submit(deps: Deps, workspace: Workspace, input: Omit<NewSubmission, 'createdAt'>): Promise<Submission> {
-  return submissionStore(deps.db).create(workspace.id, { ...input, createdAt: deps.clock.now() });
+  const submission = await submissionStore(deps.db).create(workspace.id, { ...input, createdAt: deps.clock.now() });
+  const { id: submissionId, name, email, subject, message, phone, source } = submission;
+  await deps.events.publish({
+    event: 'submission.created',
+    workspaceId: workspace.id,
+    at: submission.createdAt.toISOString(),
+    data: { submissionId, name, email, subject, message, phone, source, createdAt: submission.createdAt.toISOString() },
+  });
+  return submission;
 }
 
 export async function inbox(deps: Deps, workspace: Workspace, query: { page?: number; limit?: number }) {

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { findWorkspace } from '../workspaces/workspaces.service.js';
 import type { Deps } from '../deps.js';
-import type { DomainEvent } from '../events/events.js';
+import { isContentEvent, type DomainEvent } from '../events/events.js';
+import { endpointsFor } from './endpoints.service.js';
 import { deliveryStore, leaseStore, type Delivery } from './webhooks.model.js';
-import { DISPATCH_JOB, leaseTtl, newDelivery, payloadOf, scheduleRetry, sendAttempt, type AttemptResult } from './webhooks.service.js';
+import { DISPATCH_JOB, envelopeOf, leaseTtl, newDelivery, payloadOf, scheduleRetry, sendAttempt, type AttemptResult } from './webhooks.service.js';
 
 /**
  * The first-attempt pipeline. Publishing only stores the delivery (concurrent publishes share one insert);
@@ -38,8 +39,14 @@ function stateOf(deps: Deps): NodeState {
   return state;
 }
 
-/** Subscriber of the event bus: stores the delivery before the publisher's request answers, then wakes a dispatcher. */
-export function recordEvent(deps: Deps, event: DomainEvent): Promise<Delivery | null> {
+/**
+ * Subscriber of the event bus: stores the deliveries (one to the spec's `webhookUrl` for content events,
+ * one per enabled endpoint subscribed to the event) before the publisher's request answers, then wakes a
+ * dispatcher. Resolves to the `webhookUrl` delivery, if any. A business event of a workspace without a
+ * subscribed endpoint costs one in-memory lookup.
+ */
+export async function recordEvent(deps: Deps, event: DomainEvent): Promise<Delivery | null> {
+  if (!isContentEvent(event) && (await endpointsFor(deps, event)).length === 0) return null;
   const node = stateOf(deps);
   return new Promise<Delivery | null>((done, fail) => {
     node.queued.push({ event, done, fail });
@@ -61,19 +68,27 @@ async function writeQueued(deps: Deps, node: NodeState): Promise<void> {
       try {
         const ids = [...new Set(group.map((entry) => entry.event.workspaceId))];
         const workspaces = new Map(await Promise.all(ids.map(async (id) => [id, await findWorkspace(deps, id)] as const)));
-        const results = group.map((entry) => {
+        const endpoints = await Promise.all(group.map((entry) => endpointsFor(deps, entry.event)));
+        const results = group.map((entry, index) => {
           const workspace = workspaces.get(entry.event.workspaceId);
-          if (!workspace?.webhookUrl) return null;
-          const delivery = newDelivery(deps, workspace.id, {
-            event: entry.event.event,
-            webhookId: `msg_${randomBytes(16).toString('hex')}`,
-            payload: payloadOf(entry.event),
-            url: workspace.webhookUrl,
-            state: 'pending',
-          });
-          delivery.batch = `${batchId}.${workspace.id}`;
-          made.push(delivery);
-          return delivery;
+          if (!workspace) return null;
+          const webhookId = `msg_${randomBytes(16).toString('hex')}`;
+          const batch = `${batchId}.${workspace.id}`;
+          const add = (delivery: Delivery) => {
+            delivery.batch = batch;
+            made.push(delivery);
+            return delivery;
+          };
+          const base = { event: entry.event.event, webhookId, state: 'pending' as const };
+          // The spec's URL keeps the spec's events and payload; delivery ids keep the event order per target.
+          const spec =
+            isContentEvent(entry.event) && workspace.webhookUrl
+              ? add(newDelivery(deps, workspace.id, { ...base, payload: payloadOf(entry.event), url: workspace.webhookUrl }))
+              : null;
+          for (const endpoint of endpoints[index]) {
+            add(newDelivery(deps, workspace.id, { ...base, payload: envelopeOf(entry.event, webhookId), url: endpoint.url, endpointId: endpoint.id }));
+          }
+          return spec;
         });
         await deliveryStore(deps.db).addPending(made);
         const byWorkspace = new Map<string, Delivery[]>();
@@ -241,6 +256,9 @@ class Dispatcher {
         this.removedDuringFetch = new Set();
       }
       while (!this.stopped && this.inFlight < window && this.queue.length) this.start(this.queue.shift()!);
+      // A stopped holder records nothing more (the deliveries stay pending for the next holder); keeping
+      // them would restart an empty commit on every wake-up, forever.
+      if (this.stopped) this.finished = [];
       if (this.finished.length && !this.committing) this.committing = this.commit().finally(() => ((this.committing = null), this.wake()));
       const idle = this.inFlight === 0 && !this.finished.length && !this.committing;
       if (idle && (this.stopped || (!this.queue.length && !this.more))) return;

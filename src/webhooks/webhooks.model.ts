@@ -37,6 +37,8 @@ export interface Delivery {
   nextAttemptAt: Date | null;
   finalReason: string | null;
   redeliveryOf: string | null;
+  /** The registered endpoint it goes to; null for the workspace's spec `webhookUrl`. */
+  endpointId: string | null;
   createdAt: Date;
   updatedAt: Date;
   /** Pending deliveries only: the group recorded together, whose pending entries are removed together. */
@@ -56,6 +58,7 @@ interface DeliveryDoc {
   nextAttemptAt: Date | null;
   finalReason: string | null;
   redeliveryOf: string | null;
+  endpointId?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -81,11 +84,14 @@ const deliverySchema = new Schema<DeliveryDoc>(
     nextAttemptAt: { type: Date, default: null },
     finalReason: { type: String, default: null },
     redeliveryOf: { type: String, default: null },
+    endpointId: { type: String, default: null },
   },
   { timestamps: true, collection: 'webhook_deliveries' },
 );
 // Admin list: newest first.
 deliverySchema.index({ workspaceId: 1, _id: -1 });
+// One registered endpoint's log: newest first.
+deliverySchema.index({ workspaceId: 1, endpointId: 1, _id: -1 });
 // Worker boot: deliveries left `scheduled` (or `pending`, by versions before the pending collection).
 deliverySchema.index({ state: 1 });
 // Pruning by age.
@@ -100,6 +106,7 @@ const pendingSchema = new Schema<PendingDoc>(
     url: String,
     sealedUrl: { type: String, default: null },
     redeliveryOf: { type: String, default: null },
+    endpointId: { type: String, default: null },
     batch: String,
     createdAt: Date,
     updatedAt: Date,
@@ -137,6 +144,7 @@ function toDelivery(doc: DeliveryDoc): Delivery {
     nextAttemptAt: doc.nextAttemptAt ?? null,
     finalReason: doc.finalReason ?? null,
     redeliveryOf: doc.redeliveryOf ?? null,
+    endpointId: doc.endpointId ?? null,
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
   };
@@ -158,6 +166,7 @@ function toDoc(delivery: Delivery): DeliveryDoc {
     nextAttemptAt: delivery.nextAttemptAt,
     finalReason: delivery.finalReason,
     redeliveryOf: delivery.redeliveryOf,
+    endpointId: delivery.endpointId,
     createdAt: delivery.createdAt,
     updatedAt: delivery.updatedAt,
   };
@@ -223,9 +232,12 @@ export function deliveryStore(db: Connection) {
       const waiting = await pendingTenant.byId(workspaceId, id);
       return waiting ? pendingToDelivery(waiting) : null;
     },
-    /** Newest first, `limit` deliveries older than the delivery `before` (when given), pending ones included. */
-    async list(workspaceId: string, options: { limit: number; before?: string }): Promise<Delivery[]> {
-      const filter = options.before ? { _id: { $lt: new Types.ObjectId(options.before) } } : {};
+    /** Newest first (of one endpoint when `endpointId` is given), `limit` deliveries older than the delivery `before` (when given), pending ones included. */
+    async list(workspaceId: string, options: { limit: number; before?: string; endpointId?: string }): Promise<Delivery[]> {
+      const filter = {
+        ...(options.before ? { _id: { $lt: new Types.ObjectId(options.before) } } : {}),
+        ...(options.endpointId ? { endpointId: options.endpointId } : {}),
+      };
       const [done, waiting] = await Promise.all([
         tenant.find(workspaceId, filter, { sort: { _id: -1 }, limit: options.limit }),
         pendingTenant.find(workspaceId, filter, { sort: { _id: -1 }, limit: options.limit }),

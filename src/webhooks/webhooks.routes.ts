@@ -11,7 +11,8 @@ export const webhooksRoutes: RouteDef[] = [
     path: '/admin/workspaces/:wid/webhook-deliveries',
     summary: 'Webhook deliveries, newest first (owners)',
     description:
-      'One delivery per event sent while the workspace had a `webhookUrl` (no URL, no delivery), stored before the publishing request answers. ' +
+      'One delivery per event sent while the workspace had a `webhookUrl` (no URL, no delivery), stored before the publishing request answers, ' +
+      'plus one per event and registered endpoint subscribed to it (`endpointId` set; see `/webhook-endpoints`). ' +
       'States: `pending` (first attempt not made yet), `scheduled` (a retry is due at `nextAttemptAt`), `delivered` (any 2xx), `failed`. ' +
       'Ordering: first attempts of one workspace are *started* in event order, with up to `WEBHOOK_CONCURRENCY_PER_WORKSPACE` (default 8) in flight at once, ' +
       'so they may *arrive* out of order within that window; a later event never starts before an earlier one, and never waits for an earlier one\'s retries. ' +

@@ -24,6 +24,7 @@ export const deliverySchema = z
     attempts: z.array(attemptSchema),
     payload: z.record(z.string(), z.unknown()).describe('The payload without `at`, which is the time of each sending.'),
     redeliveryOf: z.string().nullable(),
+    endpointId: z.string().nullable().describe('The registered endpoint it went to; null for the workspace\'s `webhookUrl`.'),
     createdAt: z.string(),
   })
   .meta({ id: 'WebhookDelivery' });

@@ -1,10 +1,11 @@
 import { createHmac } from 'node:crypto';
 import { findWorkspace } from '../workspaces/workspaces.service.js';
 import type { Deps } from '../deps.js';
-import type { DomainEvent } from '../events/events.js';
+import { isContentEvent, type DomainEvent } from '../events/events.js';
 import { fail } from '../shared/errors.js';
 import { deliveryStore, newDeliveryId, type Delivery, type DeliveryAttempt, type DeliveryState } from './webhooks.model.js';
 import { postJson } from './webhooks.target.js';
+import { endpointTarget, getEndpoint, recordEndpointOutcome, type WebhookEndpoint } from './endpoints.service.js';
 
 export const DISPATCH_JOB = 'webhooks.dispatch';
 export const RETRY_JOB = 'webhooks.retry';
@@ -34,6 +35,7 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
 
 /** The event's payload fields of the spec's table (and `decisions.md`), without `at` (set when sending). */
 export function payloadOf(event: DomainEvent): Record<string, unknown> {
+  if (!isContentEvent(event)) return { event: event.event, workspaceId: event.workspaceId, ...event.data };
   switch (event.event) {
     case 'post.published':
     case 'post.unpublished':
@@ -43,6 +45,12 @@ export function payloadOf(event: DomainEvent): Record<string, unknown> {
     default:
       return { event: event.event, workspaceId: event.workspaceId, navigationId: event.navigationId, key: event.key, name: event.name };
   }
+}
+
+/** What a registered endpoint receives: `{type, id, timestamp, workspaceId, data}` (see the OpenAPI `webhooks`). */
+export function envelopeOf(event: DomainEvent, webhookId: string): Record<string, unknown> {
+  const { event: type, workspaceId, ...data } = payloadOf(event);
+  return { type, id: webhookId, timestamp: event.at, workspaceId, data };
 }
 
 /**
@@ -58,7 +66,16 @@ export function signature(secret: string, webhookId: string, timestamp: number, 
 export function newDelivery(
   deps: Deps,
   workspaceId: string,
-  fields: { event: string; webhookId: string; payload: Record<string, unknown>; url: string; state: DeliveryState; nextAttemptAt?: Date; redeliveryOf?: string },
+  fields: {
+    event: string;
+    webhookId: string;
+    payload: Record<string, unknown>;
+    url: string;
+    state: DeliveryState;
+    nextAttemptAt?: Date;
+    redeliveryOf?: string;
+    endpointId?: string | null;
+  },
 ): Delivery {
   const now = deps.clock.now();
   return {
@@ -74,6 +91,7 @@ export function newDelivery(
     nextAttemptAt: fields.nextAttemptAt ?? null,
     finalReason: null,
     redeliveryOf: fields.redeliveryOf ?? null,
+    endpointId: fields.endpointId ?? null,
     createdAt: now,
     updatedAt: now,
   };
@@ -96,9 +114,21 @@ export async function sendAttempt(deps: Deps, delivery: Delivery): Promise<Attem
   const number = delivery.attempts.length + 1;
   const now = deps.clock.now();
   const timestamp = Math.floor(now.getTime() / 1000);
-  const body = JSON.stringify({ ...delivery.payload, at: now.toISOString() });
-  const target = targetOf(deps, delivery);
-  const secret = new URL(target).searchParams.get('secret');
+  let body: string;
+  let target: string;
+  let secret: string | null;
+  let endpoint: WebhookEndpoint | null = null;
+  if (delivery.endpointId) {
+    // A registered endpoint: its current URL and secret (a rotation applies to retries too); the envelope as stored.
+    const current = await endpointTarget(deps, delivery.workspaceId, delivery.endpointId);
+    if ('refusal' in current) return notSentTo(now, number, current.refusal);
+    ({ endpoint, url: target, secret } = current);
+    body = JSON.stringify(delivery.payload);
+  } else {
+    body = JSON.stringify({ ...delivery.payload, at: now.toISOString() });
+    target = targetOf(deps, delivery);
+    secret = new URL(target).searchParams.get('secret');
+  }
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
     'User-Agent': USER_AGENT,
@@ -145,9 +175,19 @@ export async function sendAttempt(deps: Deps, delivery: Delivery): Promise<Attem
   }
 
   const attempt: DeliveryAttempt = { number, at: now, statusCode: status, durationMs: result.durationMs, error: result.error, outcome };
+  if (endpoint) {
+    await recordEndpointOutcome(deps, endpoint, outcome === 'delivered').catch((error: unknown) =>
+      deps.logger.error({ err: error, endpointId: endpoint.id }, 'webhook endpoint health not recorded'),
+    );
+  }
   // `url` is the masked one: the secret never reaches the logs.
   deps.logger.debug({ deliveryId: delivery.id, url: delivery.url, attempt: number, status, error: result.error, state }, 'webhook attempt');
   return { attempt, state, nextAttemptAt, finalReason };
+}
+
+/** An attempt not made: the endpoint is gone or disabled. Final. */
+function notSentTo(now: Date, number: number, reason: string): AttemptResult {
+  return { attempt: { number, at: now, statusCode: null, durationMs: 0, error: reason, outcome: 'refused' }, state: 'failed', nextAttemptAt: null, finalReason: reason };
 }
 
 /** A retry: send, then record the attempt on the delivery. The caller schedules the next retry, if any. */
@@ -174,20 +214,22 @@ export async function retryDelivery(deps: Deps, deliveryId: string): Promise<Dat
  * A new delivery of the same event (same `Webhook-Id`, so receivers can de-duplicate) to the workspace's
  * current webhook URL, attempted at once with a fresh budget of attempts.
  */
-export async function redeliver(deps: Deps, workspaceId: string, deliveryId: string): Promise<Delivery> {
+export async function redeliver(deps: Deps, workspaceId: string, deliveryId: string, endpointId?: string): Promise<Delivery> {
   const store = deliveryStore(deps.db);
   const original = await store.inWorkspace(workspaceId, deliveryId);
-  if (!original) throw fail('delivery_not_found');
-  const workspace = await findWorkspace(deps, workspaceId);
+  if (!original || (endpointId !== undefined && original.endpointId !== endpointId)) throw fail('delivery_not_found');
+  // A registered endpoint's delivery goes to that endpoint as it is now (its URL, its secret).
+  const url = original.endpointId ? (await getEndpoint(deps, workspaceId, original.endpointId)).url : ((await findWorkspace(deps, workspaceId))?.webhookUrl ?? targetOf(deps, original));
   const now = new Date();
   const copy = newDelivery(deps, workspaceId, {
     event: original.event,
     webhookId: original.webhookId,
     payload: original.payload,
-    url: workspace?.webhookUrl ?? targetOf(deps, original),
+    url,
     state: 'scheduled',
     nextAttemptAt: now,
     redeliveryOf: original.id,
+    endpointId: original.endpointId,
   });
   await store.create(copy);
   await scheduleRetry(deps, copy.id, now);
@@ -242,12 +284,13 @@ export function toAdminDelivery(delivery: Delivery) {
     attempts: delivery.attempts.map((a) => ({ number: a.number, at: a.at.toISOString(), statusCode: a.statusCode, durationMs: a.durationMs, error: a.error, outcome: a.outcome })),
     payload: delivery.payload,
     redeliveryOf: delivery.redeliveryOf,
+    endpointId: delivery.endpointId,
     createdAt: delivery.createdAt.toISOString(),
   };
 }
 
-export async function listDeliveries(deps: Deps, workspaceId: string, options: { limit: number; before?: string }) {
-  const items = await deliveryStore(deps.db).list(workspaceId, { limit: options.limit + 1, before: options.before });
+export async function listDeliveries(deps: Deps, workspaceId: string, options: { limit: number; before?: string; endpointId?: string }) {
+  const items = await deliveryStore(deps.db).list(workspaceId, { limit: options.limit + 1, before: options.before, endpointId: options.endpointId });
   const page = items.slice(0, options.limit);
   return { items: page.map(toAdminDelivery), nextBefore: items.length > options.limit ? page[page.length - 1].id : null };
 }

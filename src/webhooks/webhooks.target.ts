@@ -155,3 +155,16 @@ export async function postJson(
     req.end(body);
   });
 }
+
+/**
+ * The registration-time check of a target (the send-time guard still applies to every connection): a
+ * literal non-public address, or a name that resolves to one, is refused. A name that does not resolve
+ * now is accepted; its deliveries are judged when they connect.
+ */
+export async function nonPublicTarget(url: string): Promise<string | null> {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host)) return isBlockedAddress(host) ? `${host} is not a public address` : null;
+  const addresses = await new Promise<LookupAddress[]>((resolve) => dnsLookup(host, { all: true }, (error, found) => resolve(error ? [] : found)));
+  const blocked = addresses.find((entry) => isBlockedAddress(entry.address));
+  return blocked ? `${host} resolves to a non-public address (${blocked.address})` : null;
+}
