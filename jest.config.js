@@ -11,4 +11,8 @@ export default {
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 30000,
   maxWorkers: 2,
+  // Agenda 6 leaves a referenced timer of lockLifetime/2 (5 min) behind every job it ran (its
+  // checkIfJobIsStillAlive delay is never cleared), so a run in one process would idle for minutes
+  // after the last test. Nodes are stopped by each file's afterAll; this only ends the wait.
+  forceExit: true,
 };
