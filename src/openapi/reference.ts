@@ -16,7 +16,7 @@ function docsPage(asset: (name: string) => string): string {
   <link rel="stylesheet" href="${asset('docs.css')}">
 </head>
 <body>
-  <main id="swagger-ui"></main>
+  <div id="swagger-ui"></div>
   <script src="${asset('swagger-ui-bundle.js')}"></script>
   <script src="${asset('docs.js')}"></script>
 </body>
