@@ -1,8 +1,13 @@
 /** Types of build-widget.mjs for the TypeScript callers (dev server, tests). */
+/** One built file: its stable name, its content-hashed name and the sizes of its three variants. */
+export type BuiltAsset = { name: string; file: string; bytes: number; gzipped: number; brotli: number };
+type BuildResult = BuiltAsset & { outfile: string; budget: number; withinBudget: boolean };
+/** The manifests (stable name -> hashed name) of the three groups; each exists once its group is built. */
 export declare const WIDGET_OUTFILE: string;
-export declare const GZIP_BUDGET_BYTES: number;
-type BuildResult = { outfile: string; bytes: number; gzipped: number; budget: number; withinBudget: boolean };
 export declare const CONSOLE_OUTFILE: string;
+export declare const DOCS_OUTFILE: string;
+export declare const GZIP_BUDGET_BYTES: number;
 export declare const CONSOLE_GZIP_BUDGET_BYTES: number;
-export declare function buildWidget(options?: { outfile?: string }): Promise<BuildResult>;
-export declare function buildConsole(options?: { outfile?: string }): Promise<BuildResult>;
+export declare function buildWidget(): Promise<BuildResult>;
+export declare function buildConsole(): Promise<BuildResult>;
+export declare function buildDocs(): Promise<{ outfile: string; assets: BuiltAsset[]; bytes: number; gzipped: number; brotli: number }>;

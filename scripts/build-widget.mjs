@@ -1,32 +1,65 @@
 #!/usr/bin/env node
 /**
- * Builds the embeddable chat widget: one minified IIFE (socket.io-client included) at public/widget.js,
- * and the agent console (Preact, socket.io-client included) at public/console.js.
- * Prints the gzipped sizes and fails when one exceeds its budget (widget 40 KB, console 120 KB).
- * `buildWidget()` / `buildConsole()` are also imported by the dev server and the browser tests to build on demand.
+ * Builds the static assets the server sends, each group into a folder of public/:
+ * - widget/: the embeddable chat widget, one minified IIFE (socket.io-client included);
+ * - console/: the agent console (Preact, socket.io-client included);
+ * - docs/: Swagger UI (from swagger-ui-dist) with Hearth's start script and accessibility overrides.
+ * Every file is written under a content-hashed name (`widget.<hash>.js`) next to its brotli (`.br`) and
+ * gzip (`.gz`) variants, compressed once here at the best quality; a group's `manifest.json` maps the
+ * stable names (`widget.js`) to the hashed ones. The server negotiates the variant (src/http/static-assets.ts).
+ * Prints the sizes and fails when the widget or the console exceeds its gzipped budget (40 KB, 120 KB).
+ * `buildWidget()` / `buildConsole()` / `buildDocs()` are also imported by the dev server and the tests to build on demand.
  */
 import { build } from 'esbuild';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, dirname, extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const WIDGET_OUTFILE = join(root, 'public', 'widget.js');
-export const GZIP_BUDGET_BYTES = 40 * 1024;
+const PUBLIC = join(root, 'public');
 
-export const CONSOLE_OUTFILE = join(root, 'public', 'console.js');
+/** Each group's manifest; it exists once the group is built. */
+export const WIDGET_OUTFILE = join(PUBLIC, 'widget', 'manifest.json');
+export const CONSOLE_OUTFILE = join(PUBLIC, 'console', 'manifest.json');
+export const DOCS_OUTFILE = join(PUBLIC, 'docs', 'manifest.json');
+export const GZIP_BUDGET_BYTES = 40 * 1024;
 export const CONSOLE_GZIP_BUDGET_BYTES = 120 * 1024;
 
-export async function buildWidget({ outfile = WIDGET_OUTFILE } = {}) {
-  return bundle({ entry: join(root, 'widget', 'src', 'index.ts'), tsconfig: join(root, 'widget', 'tsconfig.json'), outfile, budget: GZIP_BUDGET_BYTES });
+/** Hashed names are `<stem>.<16 hex>.<ext>`; the server serves nothing else from these folders. */
+const HASHED = /^[a-z0-9-]+\.[0-9a-f]{16}\.(js|css)$/;
+/** Files of earlier builds stay this long, for pages (cached up to 5 minutes) that still name them. */
+const KEEP_PREVIOUS_MS = 60 * 60 * 1000;
+
+export async function buildWidget() {
+  const code = await bundle(join(root, 'widget', 'src', 'index.ts'), join(root, 'widget', 'tsconfig.json'));
+  const [asset] = writeGroup(dirname(WIDGET_OUTFILE), [['widget.js', code]]);
+  return { ...asset, outfile: WIDGET_OUTFILE, budget: GZIP_BUDGET_BYTES, withinBudget: asset.gzipped <= GZIP_BUDGET_BYTES };
 }
 
-export async function buildConsole({ outfile = CONSOLE_OUTFILE } = {}) {
-  return bundle({ entry: join(root, 'console', 'src', 'index.tsx'), tsconfig: join(root, 'console', 'tsconfig.json'), outfile, budget: CONSOLE_GZIP_BUDGET_BYTES });
+export async function buildConsole() {
+  const code = await bundle(join(root, 'console', 'src', 'index.tsx'), join(root, 'console', 'tsconfig.json'));
+  const [asset] = writeGroup(dirname(CONSOLE_OUTFILE), [['console.js', code]]);
+  return { ...asset, outfile: CONSOLE_OUTFILE, budget: CONSOLE_GZIP_BUDGET_BYTES, withinBudget: asset.gzipped <= CONSOLE_GZIP_BUDGET_BYTES };
 }
 
-async function bundle({ entry, tsconfig, outfile, budget }) {
+/** Swagger UI's bundle and style sheet as shipped, plus src/openapi/viewer/ (start script, overrides). */
+export async function buildDocs() {
+  const viewer = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  const own = join(root, 'src', 'openapi', 'viewer');
+  const assets = writeGroup(dirname(DOCS_OUTFILE), [
+    ['swagger-ui-bundle.js', readFileSync(join(viewer, 'swagger-ui-bundle.js'))],
+    ['swagger-ui.css', readFileSync(join(viewer, 'swagger-ui.css'))],
+    ['docs.css', readFileSync(join(own, 'docs.css'))],
+    ['docs.js', readFileSync(join(own, 'docs.js'))],
+  ]);
+  const sum = (key) => assets.reduce((total, asset) => total + asset[key], 0);
+  return { outfile: DOCS_OUTFILE, assets, bytes: sum('bytes'), gzipped: sum('gzipped'), brotli: sum('brotli') };
+}
+
+async function bundle(entry, tsconfig) {
   const result = await build({
     entryPoints: [entry],
     bundle: true,
@@ -40,22 +73,71 @@ async function bundle({ entry, tsconfig, outfile, budget }) {
     write: false,
     logLevel: 'silent',
   });
-  const code = result.outputFiles[0].contents;
-  mkdirSync(dirname(outfile), { recursive: true });
-  writeFileSync(outfile, code);
-  const gzipped = gzipSync(code, { level: 9 }).length;
-  return { outfile, bytes: code.length, gzipped, budget, withinBudget: gzipped <= budget };
+  return Buffer.from(result.outputFiles[0].contents);
+}
+
+/**
+ * Writes each `[stableName, bytes]` under its hashed name with `.br` and `.gz` variants, then the
+ * manifest. Every file is written to a temporary name and renamed, so a concurrent build (parallel test
+ * workers) or a running server never sees half a file; a hashed file already there is already right.
+ */
+function writeGroup(dir, files) {
+  mkdirSync(dir, { recursive: true });
+  const written = files.map(([name, bytes]) => writeAsset(dir, name, bytes));
+  const manifest = Object.fromEntries(written.map((asset) => [asset.name, asset.file]));
+  writeAtomically(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  prune(dir, new Set(written.map((asset) => asset.file)));
+  return written;
+}
+
+function writeAsset(dir, name, bytes) {
+  const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+  const ext = extname(name);
+  const file = `${basename(name, ext)}.${hash}${ext}`;
+  const path = join(dir, file);
+  if (!existsSync(path)) {
+    writeAtomically(`${path}.br`, compressBrotli(bytes));
+    writeAtomically(`${path}.gz`, gzipSync(bytes, { level: constants.Z_BEST_COMPRESSION }));
+    writeAtomically(path, bytes);
+  }
+  return { name, file, bytes: bytes.length, gzipped: statSync(`${path}.gz`).size, brotli: statSync(`${path}.br`).size };
+}
+
+function compressBrotli(bytes) {
+  return brotliCompressSync(bytes, {
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+      [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+    },
+  });
+}
+
+function writeAtomically(path, data) {
+  const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  writeFileSync(temporary, data);
+  renameSync(temporary, path);
+}
+
+function prune(dir, current) {
+  const cutoff = Date.now() - KEEP_PREVIOUS_MS;
+  for (const entry of readdirSync(dir)) {
+    const file = entry.replace(/\.(br|gz)$/, '');
+    if (!HASHED.test(file) || current.has(file)) continue;
+    const path = join(dir, entry);
+    if (statSync(path).mtimeMs < cutoff) rmSync(path, { force: true });
+  }
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   try {
     const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
     let failed = false;
-    for (const [name, run] of [['widget', buildWidget], ['console', buildConsole]]) {
-      const { outfile, bytes, gzipped, budget, withinBudget } = await run();
+    for (const [name, run] of [['widget', buildWidget], ['console', buildConsole], ['docs', buildDocs]]) {
+      const { outfile, bytes, gzipped, brotli, budget, withinBudget } = await run();
       console.log(`${name}: ${outfile}`);
-      console.log(`${name}: ${kb(bytes)} minified, ${kb(gzipped)} gzipped (budget ${kb(budget)})`);
-      if (!withinBudget) {
+      console.log(`${name}: ${kb(bytes)} minified, ${kb(gzipped)} gzip, ${kb(brotli)} brotli${budget ? ` (gzip budget ${kb(budget)})` : ''}`);
+      if (withinBudget === false) {
         console.error(`${name}: over the gzipped size budget by ${kb(gzipped - budget)}`);
         failed = true;
       }

@@ -16,7 +16,7 @@ export function demoPage(options: { workspaceName: string | null; publishableKey
       ? `<p>Live chat is not activated for <strong>${escapeHtml(workspaceName)}</strong>, so there is no publishable key yet.
          Activate it with <code>PUT /admin/workspaces/:wid/plugins/live-chat</code>, then reload.</p>`
       : `<p>This page embeds the chat widget of <strong>${escapeHtml(workspaceName)}</strong> with one tag:</p>
-         <pre style="max-width:100%;overflow-x:auto"><code>&lt;script src="${escapeHtml(scriptPath)}" data-publishable-key="${escapeHtml(publishableKey)}" async&gt;&lt;/script&gt;</code></pre>
+         <pre style="white-space:pre-wrap;overflow-wrap:anywhere"><code>&lt;script src="${escapeHtml(scriptPath)}" data-publishable-key="${escapeHtml(publishableKey)}" async&gt;&lt;/script&gt;</code></pre>
          <p>Open the launcher at the bottom right and say hello. Answer from the <a href="/console" target="_blank" rel="noopener">agent console</a>
          in another tab.</p>
          <script src="${escapeHtml(scriptPath)}" data-publishable-key="${escapeHtml(publishableKey)}" async></script>`;

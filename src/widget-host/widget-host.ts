@@ -1,73 +1,53 @@
-import { existsSync } from 'node:fs';
+import type { Express, NextFunction, Request, Response } from 'express';
 import { findWorkspaceBySlug } from '../workspaces/workspaces.service.js';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Express, Request, Response } from 'express';
+import { assetFolder, buildScript, IMMUTABLE, SHORT_CACHE } from '../http/static-assets.js';
 import type { Deps } from '../deps.js';
 import { revealKey } from '../credentials/credentials.service.js';
 import { consolePage, demoPage } from './widget-host.pages.js';
 
 /** Path of the embeddable script; `GET /external/live-chat/bootstrap` returns it as `scriptPath`. */
 export const WIDGET_SCRIPT_PATH = '/widget/widget.js';
-/** The agent console's bundle (Preact and socket.io-client included), loaded by the `/console` shell. */
+/** The agent console's bundle (Preact and socket.io-client included) under its stable name; `/console` names the hashed one. */
 export const CONSOLE_SCRIPT_PATH = '/console/console.js';
 
-// src/widget-host and dist/widget-host both sit two levels below the repository root.
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const BUNDLES = {
-  widget: { file: join(ROOT, 'public', 'widget.js'), builder: 'buildWidget' },
-  console: { file: join(ROOT, 'public', 'console.js'), builder: 'buildConsole' },
-} as const;
-type BundleName = keyof typeof BUNDLES;
-
-const building = new Map<BundleName, Promise<void>>();
-
-/** Outside production a missing bundle is built on first request, so `npm run dev` needs no extra step. */
-async function ensureBundle(deps: Deps, name: BundleName): Promise<boolean> {
-  const { file, builder } = BUNDLES[name];
-  if (existsSync(file)) return true;
-  if (deps.config.NODE_ENV === 'production') return false;
-  let pending = building.get(name);
-  if (!pending) {
-    pending = (async () => {
-      const script = pathToFileURL(join(ROOT, 'scripts', 'build-widget.mjs')).href;
-      const build = (await import(script))[builder] as () => Promise<{ gzipped: number }>;
-      const { gzipped } = await build();
-      deps.logger.info({ bundle: name, gzipped }, 'bundle built on demand');
-    })().finally(() => building.delete(name));
-    building.set(name, pending);
-  }
-  await pending;
-  return existsSync(file);
-}
-
-function sendHtml(res: Response, html: string): void {
+function sendHtml(res: Response, html: string, cacheControl = 'no-store'): void {
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
-  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Cache-Control', cacheControl);
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.send(html);
 }
 
+/** The widget may be loaded by any site, and so may its hashed file. */
+function embeddable(res: Response): void {
+  res.setHeader('Access-Control-Allow-Origin', '*');
+  res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
+}
+
 /**
- * Non-JSON handlers of the chat widget:
- * - `GET /widget/widget.js`: the bundle, loadable from any site (CORS `*`, cached 5 minutes).
+ * Non-JSON handlers of the chat widget (bundles built by scripts/build-widget.mjs, served precompressed by
+ * src/http/static-assets.ts):
+ * - `GET /widget/widget.js`: the bundle under its stable name, loadable from any site (CORS `*`, cached 5
+ *   minutes, revalidated by ETag); `GET /widget/widget.<hash>.js`: the same bytes, cached for a year.
  * - `GET /demo` (not in production): a page embedding the widget for the seeded `demo` workspace.
- * - `GET /console` and `GET /console/console.js`: the agent console (console/, a Preact app on the admin API
- *   and the `/agent` socket): an HTML shell and its bundle.
+ * - `GET /console`: the agent console's shell (console/, a Preact app on the admin API and the `/agent`
+ *   socket), naming its hashed bundle `GET /console/console.<hash>.js`.
+ * Unknown file names fall through to the JSON 404.
  */
 export function widgetHost(app: Express, deps: Deps, options: { demoSlug: string }): void {
-  app.get(WIDGET_SCRIPT_PATH, async (_req: Request, res: Response) => {
-    if (!(await ensureBundle(deps, 'widget'))) {
+  const onDemand = deps.config.NODE_ENV !== 'production';
+  const widget = assetFolder('widget', { build: onDemand ? buildScript('buildWidget') : undefined });
+  const consoleAssets = assetFolder('console', { build: onDemand ? buildScript('buildConsole') : undefined });
+
+  app.get(WIDGET_SCRIPT_PATH, async (req: Request, res: Response) => {
+    const file = await widget.current('widget.js');
+    embeddable(res);
+    if (!file || !(await widget.send(req, res, file, SHORT_CACHE))) {
       res.status(404).json({ code: 'widget_not_built', message: 'The widget bundle is missing; run `npm run build:widget`.' });
-      return;
     }
-    res.setHeader('Access-Control-Allow-Origin', '*');
-    res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.sendFile(BUNDLES.widget.file, {
-      headers: { 'Content-Type': 'application/javascript; charset=utf-8' },
-      maxAge: deps.config.NODE_ENV === 'production' ? 300_000 : 0,
-    });
+  });
+  app.get('/widget/:file', async (req: Request, res: Response, next: NextFunction) => {
+    embeddable(res);
+    if (!(await widget.send(req, res, String(req.params.file), IMMUTABLE))) next();
   });
 
   if (deps.config.NODE_ENV !== 'production') {
@@ -78,18 +58,17 @@ export function widgetHost(app: Express, deps: Deps, options: { demoSlug: string
     });
   }
 
-  app.get(CONSOLE_SCRIPT_PATH, async (_req: Request, res: Response) => {
-    if (!(await ensureBundle(deps, 'console'))) {
+  app.get(CONSOLE_SCRIPT_PATH, async (req: Request, res: Response) => {
+    const file = await consoleAssets.current('console.js');
+    if (!file || !(await consoleAssets.send(req, res, file, SHORT_CACHE))) {
       res.status(404).json({ code: 'console_not_built', message: 'The console bundle is missing; run `npm run build:widget`.' });
-      return;
     }
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.sendFile(BUNDLES.console.file, {
-      headers: { 'Content-Type': 'application/javascript; charset=utf-8' },
-      maxAge: deps.config.NODE_ENV === 'production' ? 300_000 : 0,
-    });
   });
-  app.get('/console', (_req: Request, res: Response) => {
-    sendHtml(res, consolePage({ scriptPath: CONSOLE_SCRIPT_PATH }));
+  app.get('/console/:file', async (req: Request, res: Response, next: NextFunction) => {
+    if (!(await consoleAssets.send(req, res, String(req.params.file), IMMUTABLE))) next();
+  });
+  app.get('/console', async (_req: Request, res: Response) => {
+    const file = await consoleAssets.current('console.js');
+    sendHtml(res, consolePage({ scriptPath: file ? `/console/${file}` : CONSOLE_SCRIPT_PATH }), SHORT_CACHE);
   });
 }

@@ -57,8 +57,9 @@ test('/console serves the agent console shell and its bundle', async () => {
   expect(res.status).toBe(200);
   const html = await res.text();
   expect(html).toContain('<title>Agent console</title>');
-  expect(html).toContain('<script src="/console/console.js" defer></script>');
-  const bundle = await fetch(`${node.url}/console/console.js`);
+  const script = html.match(/<script src="(\/console\/console\.[0-9a-f]{16}\.js)" defer><\/script>/)?.[1];
+  expect(script).toBeDefined();
+  const bundle = await fetch(`${node.url}${script}`);
   expect(bundle.status).toBe(200);
   expect(bundle.headers.get('content-type')).toMatch(/^application\/javascript/);
 });
