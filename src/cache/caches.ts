@@ -14,6 +14,8 @@ export const MEMO_TTL_MS = 5_000;
 export const credentialsTag = (workspaceId: string) => `credentials:${workspaceId}`;
 export const sessionTag = (tokenHash: string) => `session:${tokenHash}`;
 export const userTag = (userId: string) => `user:${userId}`;
+/** A live-chat conversation's status or token (close, reopen): its remembered routing facts go. */
+export const conversationTag = (conversationId: string) => `conversation:${conversationId}`;
 
 /**
  * The node's in-memory caches and the one way to invalidate them on every node. Services call the
@@ -54,6 +56,11 @@ export class Caches {
   /** The user's memberships (or the user) changed: their sessions and roles are looked up again. */
   invalidateUser(userId: string): Promise<void> {
     return this.bus.publish([userTag(userId)]);
+  }
+
+  /** A conversation's status or token changed: what nodes remember of it is looked up again. */
+  invalidateConversation(conversationId: string): Promise<void> {
+    return this.bus.publish([conversationTag(conversationId)]);
   }
 
   close(): Promise<void> {

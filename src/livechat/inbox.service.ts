@@ -5,6 +5,7 @@ import { conversationStore } from './conversations.model.js';
 import { messageStore } from './messages.model.js';
 import { conversationOf, type Conversation } from './conversations.service.js';
 import { push } from './livechat.socket.js';
+import { forgetConversation } from './conversation-memo.service.js';
 import { postAgentMessage } from './messages.service.js';
 
 /** The agent console's view of a conversation. */
@@ -54,6 +55,10 @@ export async function closeConversation(deps: Deps, workspaceId: string, convers
   if (closing) await postAgentMessage(deps, workspaceId, conversation.id, closing.userId, closing.message);
   // Only the request that actually closes it pushes the change.
   const closed = await conversationStore(deps.db).close(workspaceId, conversation.id, deps.clock.now());
-  if (closed) push.status(deps, workspaceId, conversation.id, 'CLOSED');
+  if (closed) {
+    // Every node forgets it as OPEN before the close is answered or pushed: posts after it are refused.
+    await forgetConversation(deps, conversation.id);
+    push.status(deps, workspaceId, conversation.id, 'CLOSED');
+  }
   return getConversation(deps, workspaceId, conversation.id);
 }
