@@ -179,3 +179,26 @@ describe('the remembered conversation on two nodes', () => {
     expect(res.body.code).toBe('conversation_not_found');
   });
 });
+
+describe('memory held per visitor socket', () => {
+  test('an open socket keeps neither its upgrade request nor the close relay that would hold it', async () => {
+    const { ws, token, cid } = await chat();
+    const visitor = await widgetSocket(b.url, token);
+    const seen = record<MessageCreated>(visitor, 'message.created');
+    try {
+      type RawSocket = { request: unknown; transport: { socket?: { _socket?: NodeJS.EventEmitter } } };
+      const clients = Object.values(b.deps.realtime.io.engine.clients as Record<string, RawSocket>);
+      expect(clients.length).toBeGreaterThan(0);
+      for (const client of clients) {
+        expect(client.request).toBeNull();
+        const relays = (client.transport.socket?._socket?.listeners('close') ?? []).map(String).filter((source) => source.includes('this.emit("close")'));
+        expect(relays).toEqual([]);
+      }
+      // Still a working socket.
+      expect((await reply(a, ws, cid, 'reaches the visitor')).status).toBe(201);
+      await eventually(() => seen.length === 1, 3_000, 5);
+    } finally {
+      visitor.close();
+    }
+  });
+});
