@@ -187,7 +187,7 @@ describe('memory held per visitor socket', () => {
     const seen = record<MessageCreated>(visitor, 'message.created');
     try {
       type RawSocket = { request: unknown; transport: { socket?: { _socket?: NodeJS.EventEmitter } } };
-      const clients = Object.values(b.deps.realtime.io.engine.clients as Record<string, RawSocket>);
+      const clients = Object.values((b.deps.realtime.io.engine as unknown as { clients: Record<string, RawSocket> }).clients);
       expect(clients.length).toBeGreaterThan(0);
       for (const client of clients) {
         expect(client.request).toBeNull();
