@@ -16,6 +16,8 @@ export const sessionTag = (tokenHash: string) => `session:${tokenHash}`;
 export const userTag = (userId: string) => `user:${userId}`;
 /** A workspace's registered webhook endpoints (the event fan-out reads them on every event). */
 export const webhookEndpointsTag = (workspaceId: string) => `webhook-endpoints:${workspaceId}`;
+/** A live-chat conversation's status or token (close, reopen): its remembered routing facts go. */
+export const conversationTag = (conversationId: string) => `conversation:${conversationId}`;
 
 /**
  * The node's in-memory caches and the one way to invalidate them on every node. Services call the
@@ -61,6 +63,11 @@ export class Caches {
   /** The workspace's webhook endpoints changed: every node reads them again. */
   invalidateWebhookEndpoints(workspaceId: string): Promise<void> {
     return this.bus.publish([webhookEndpointsTag(workspaceId)]);
+  }
+
+  /** A conversation's status or token changed: what nodes remember of it is looked up again. */
+  invalidateConversation(conversationId: string): Promise<void> {
+    return this.bus.publish([conversationTag(conversationId)]);
   }
 
   close(): Promise<void> {

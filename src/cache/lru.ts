@@ -48,11 +48,14 @@ export class ByteLru<V> {
     return slot.value;
   }
 
-  /** Stores the value unless it alone exceeds the bound; evicts the least recent entries until it fits. */
-  set(key: string, value: V, size: number): boolean {
+  /**
+   * Stores the value unless it alone exceeds the bound; evicts the least recent entries until it fits.
+   * `ttlMs` overrides the cache's time to live for this entry.
+   */
+  set(key: string, value: V, size: number, ttlMs = this.options.ttlMs): boolean {
     this.delete(key);
     if (size > this.options.maxBytes) return false;
-    this.slots.set(key, { value, size, expiresAt: this.now() + this.options.ttlMs });
+    this.slots.set(key, { value, size, expiresAt: this.now() + ttlMs });
     this.used += size;
     for (const oldest of this.slots.keys()) {
       if (this.used <= this.options.maxBytes) break;

@@ -39,8 +39,11 @@ export class MemoCache {
     return this.bus.live ? (this.lru.get(key)?.value as T | undefined) : undefined;
   }
 
-  /** The remembered value of `key`, else `load()`'s, remembered (when not null) under `tagsOf(value)`. */
-  async remember<T>(key: string, tagsOf: (value: NonNullable<T>) => string[], load: () => Promise<T>): Promise<T> {
+  /**
+   * The remembered value of `key`, else `load()`'s, remembered (when not null) under `tagsOf(value)`, for
+   * `ttlMs` when given (entries every change of which is invalidated may live longer than the default).
+   */
+  async remember<T>(key: string, tagsOf: (value: NonNullable<T>) => string[], load: () => Promise<T>, ttlMs?: number): Promise<T> {
     if (this.bus.live) {
       const memo = this.lru.get(key);
       if (memo) return memo.value as T;
@@ -50,7 +53,7 @@ export class MemoCache {
     // An invalidation while loading may concern what was just read: keep nothing then.
     if (value !== null && value !== undefined && token === this.generation && this.bus.live) {
       const tags = tagsOf(value as NonNullable<T>);
-      this.lru.set(key, { value, tags }, 1);
+      this.lru.set(key, { value, tags }, 1, ttlMs);
       for (const tag of tags) {
         let keys = this.byTag.get(tag);
         if (!keys) this.byTag.set(tag, (keys = new Set()));

@@ -26,6 +26,10 @@ export interface Conversation {
   createdAt: Date;
   /** The conversation token, encrypted (resume by verified identity hands it out again). */
   sealedToken: string;
+  /** Lookup hash of the conversation token. */
+  tokenHash: string;
+  /** seq and createdAt (ms) of the newest message recorded here: a hint for the next append (may lag). */
+  recorded: { seq: number; createdAtMs: number };
 }
 
 interface LastMessageDoc {
@@ -53,6 +57,8 @@ interface ConversationDoc {
   lastMessage: LastMessageDoc | null;
   /** createdAt (ms) of the newest message recorded here (inbox order and `lastMessage`). */
   lastMessageAtMs: number;
+  /** seq of that message (absent on conversations recorded before it was kept: read as 0). */
+  lastSeq?: number;
   lastActivityAt: Date;
   closedAt: Date | null;
   createdAt: Date;
@@ -78,6 +84,7 @@ const conversationSchema = new Schema<ConversationDoc>(
       default: null,
     },
     lastMessageAtMs: { type: Number, required: true },
+    lastSeq: { type: Number, default: 0 },
     lastActivityAt: { type: Date, required: true },
     closedAt: { type: Date, default: null },
     createdAt: { type: Date, required: true },
@@ -116,6 +123,8 @@ function toConversation(doc: ConversationDoc): Conversation {
     closedAt: doc.closedAt ?? null,
     createdAt: doc.createdAt,
     sealedToken: doc.sealedToken,
+    tokenHash: doc.tokenHash,
+    recorded: { seq: doc.lastSeq ?? 0, createdAtMs: doc.lastMessageAtMs },
   };
 }
 
@@ -124,6 +133,12 @@ export interface VerifiedIdentity {
   name: string | null;
   email: string | null;
   attributes: Record<string, string> | null;
+}
+
+/** Visitor fields a message offers; each is only set while the conversation does not know it yet. */
+export interface VisitorFills {
+  visitorName?: string;
+  visitorEmail?: string;
 }
 
 export interface NewConversation {
@@ -170,6 +185,7 @@ export function conversationStore(db: Connection) {
         attributesJson: storeJson(input.identity?.attributes ?? null),
         lastMessage: null,
         lastMessageAtMs: 0,
+        lastSeq: 0,
         lastActivityAt: now,
         closedAt: null,
         createdAt: now,
@@ -186,6 +202,11 @@ export function conversationStore(db: Connection) {
       if (!id) return null;
       const doc = await byPrimaryKey(id);
       return doc && constantTimeEqual(doc.tokenHash, tokenHash) ? toConversation(doc) : null;
+    },
+    /** By primary key alone: the caller checks the tenant (or the token) in code. */
+    async byIdAnyWorkspace(id: string): Promise<Conversation | null> {
+      const doc = await byPrimaryKey(id);
+      return doc ? toConversation(doc) : null;
     },
     async byId(workspaceId: string, id: string): Promise<Conversation | null> {
       const doc = await scope.byId(workspaceId, id);
@@ -225,25 +246,26 @@ export function conversationStore(db: Connection) {
       return { items: docs.map(toConversation), total };
     },
     /**
-     * Records a stored message as the conversation's latest, unless a newer one is recorded already
-     * (concurrent writers may finish out of order). Read and write go by `_id` (see above); the engine's
-     * own conditional update would be no more atomic and scans the collection.
+     * Records a stored message (with its seq) as the conversation's latest, unless a newer one is recorded
+     * already (concurrent writers may finish out of order), and sets the given visitor fields that are still
+     * unknown (never overwrites): one read and at most one write, both by `_id` (see above); the engine's own
+     * conditional update would be no more atomic and scans the collection.
      */
-    async recordMessage(workspaceId: string, id: string, message: ChatMessage): Promise<void> {
+    async recordMessage(workspaceId: string, id: string, message: ChatMessage, seq: number, fills: VisitorFills = {}): Promise<void> {
       const createdAt = new Date(message.createdAt);
       const doc = await scope.byId(workspaceId, id);
-      if (!doc || doc.lastMessageAtMs >= createdAt.getTime()) return;
-      await setById(id, {
-        lastMessage: { id: message.id, sender: message.sender, body: message.body, createdAt },
-        lastMessageAtMs: createdAt.getTime(),
-        lastActivityAt: createdAt,
-      });
-    },
-    /** Sets a visitor field only while it is unknown (never overwrites). */
-    async fillVisitor(workspaceId: string, id: string, field: 'visitorName' | 'visitorEmail', value: string): Promise<void> {
-      const doc = await scope.byId(workspaceId, id);
-      if (!doc || doc[field]) return;
-      await setById(id, { [field]: value });
+      if (!doc) return;
+      const fields: Partial<ConversationDoc> = {};
+      if (doc.lastMessageAtMs < createdAt.getTime()) {
+        Object.assign(fields, {
+          lastMessage: { id: message.id, sender: message.sender, body: message.body, createdAt },
+          lastMessageAtMs: createdAt.getTime(),
+          lastSeq: seq,
+          lastActivityAt: createdAt,
+        });
+      }
+      for (const field of ['visitorName', 'visitorEmail'] as const) if (fills[field] && !doc[field]) fields[field] = fills[field];
+      if (Object.keys(fields).length > 0) await setById(id, fields);
     },
     /** Closes an OPEN conversation; null when it was not OPEN (or not of this workspace). */
     async close(workspaceId: string, id: string, now: Date): Promise<Conversation | null> {

@@ -9,6 +9,7 @@ import type { StartConversationBody } from './livechat.schemas.js';
 import { activeSettings, localized } from './settings.service.js';
 import { push } from './livechat.socket.js';
 import { publishConversation } from './events.service.js';
+import { rememberConversation } from './conversation-memo.service.js';
 
 export type { Conversation } from './conversations.model.js';
 
@@ -88,19 +89,13 @@ export async function startConversation(deps: Deps, workspace: Workspace, body: 
     },
     deps.clock.now(),
   );
+  await rememberConversation(deps, conversation);
   push.created(deps, workspace.id, conversation.id);
   await publishConversation(deps, 'conversation.created', conversation);
   return answer(conversation, token, false);
 }
 
-/** The visitor's conversation: the token alone is the credential, whatever the workspace. */
-export async function conversationByToken(deps: Deps, token: string): Promise<Conversation> {
-  const conversation = await conversationStore(deps.db).byToken(token, sha256Hex(token));
-  if (!conversation) throw fail('conversation_not_found', 'No conversation has this token.');
-  return conversation;
-}
-
-/** A conversation of the team's workspace. */
+/** A conversation of the team's workspace, read whole (the inbox; the message path uses `rememberedOf`). */
 export async function conversationOf(deps: Deps, workspaceId: string, conversationId: string): Promise<Conversation> {
   const conversation = await conversationStore(deps.db).byId(workspaceId, conversationId);
   if (!conversation) throw fail('conversation_not_found', 'No such conversation in this workspace.');

@@ -21,7 +21,7 @@ export async function publishConversation(deps: Deps, event: 'conversation.creat
 }
 
 /** Visitor messages only: the team's own replies are not business events for the workspace. */
-export async function publishVisitorMessage(deps: Deps, conversation: Conversation, message: ChatMessage): Promise<void> {
+export async function publishVisitorMessage(deps: Deps, conversation: Pick<Conversation, 'id' | 'workspaceId'>, message: ChatMessage): Promise<void> {
   if (message.sender !== 'VISITOR') return;
   await deps.events.publish({
     event: 'message.created',

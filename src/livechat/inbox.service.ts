@@ -5,6 +5,7 @@ import { conversationStore } from './conversations.model.js';
 import { messageStore } from './messages.model.js';
 import { conversationOf, type Conversation } from './conversations.service.js';
 import { push } from './livechat.socket.js';
+import { forgetConversation } from './conversation-memo.service.js';
 import { postAgentMessage } from './messages.service.js';
 import { publishConversation } from './events.service.js';
 
@@ -55,7 +56,11 @@ export async function closeConversation(deps: Deps, workspaceId: string, convers
   if (closing) await postAgentMessage(deps, workspaceId, conversation.id, closing.userId, closing.message);
   // Only the request that actually closes it pushes the change.
   const closed = await conversationStore(deps.db).close(workspaceId, conversation.id, deps.clock.now());
-  if (closed) push.status(deps, workspaceId, conversation.id, 'CLOSED');
-  if (closed) await publishConversation(deps, 'conversation.closed', closed);
+  if (closed) {
+    // Every node forgets it as OPEN before the close is answered or pushed: posts after it are refused.
+    await forgetConversation(deps, conversation.id);
+    push.status(deps, workspaceId, conversation.id, 'CLOSED');
+    await publishConversation(deps, 'conversation.closed', closed);
+  }
   return getConversation(deps, workspaceId, conversation.id);
 }

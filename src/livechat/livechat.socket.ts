@@ -1,6 +1,5 @@
 import type { Namespace, Socket } from 'socket.io';
 import type { Deps } from '../deps.js';
-import { sha256Hex } from '../shared/crypto.js';
 import { liveSession } from '../auth/auth.service.js';
 import { accessWorkspace } from '../workspaces/members.service.js';
 import { AppError, fail } from '../shared/errors.js';
@@ -13,7 +12,7 @@ import {
   type ConversationStatus,
   type WidgetServerEvents,
 } from '../realtime/events.js';
-import { conversationStore } from './conversations.model.js';
+import { rememberedByToken } from './conversation-memo.service.js';
 
 type WidgetNamespace = Namespace<ClientEvents, WidgetServerEvents>;
 type AgentNamespace = Namespace<ClientEvents, AgentServerEvents>;
@@ -41,18 +40,18 @@ export function registerLiveChatSockets(deps: Deps): void {
   widgetNs(deps).use((socket, next) => {
     const token = handshakeString(socket, 'conversationToken');
     if (!token) return next(new Error('conversation_not_found'));
-    conversationStore(deps.db)
-      .byToken(token, sha256Hex(token))
-      .then((conversation) => {
-        if (!conversation) return next(new Error('conversation_not_found'));
+    rememberedByToken(deps, token).then(
+      (conversation) => {
         socket.data.conversationId = conversation.id;
         socket.data.workspaceId = conversation.workspaceId;
         next();
-      })
-      .catch((error: unknown) => {
+      },
+      (error: unknown) => {
+        if (error instanceof AppError) return next(new Error('conversation_not_found'));
         deps.logger.error({ err: error }, 'widget handshake failed');
         next(new Error('internal_error'));
-      });
+      },
+    );
   });
 
   // Agent consoles: `auth: {token, workspaceId}` with a member's session; one room per workspace.

@@ -72,9 +72,14 @@ export function messageStore(db: Connection) {
         .lean<Pick<MessageDoc, 'seq' | 'createdAt'>>();
       return doc ? { seq: doc.seq, createdAtMs: doc.createdAt.getTime() } : { seq: 0, createdAtMs: 0 };
     },
-    /** Inserts; a duplicate seq or createdAt (another writer appended first) rejects with code 11000. */
+    /**
+     * Inserts; a duplicate seq or createdAt (another writer appended first) rejects with code 11000. The one
+     * engine write before a chat push: the document is built complete and typed here, so it goes to the
+     * driver directly rather than through a mongoose document (casting, validation, hooks).
+     */
     async insert(workspaceId: string, conversationId: string, input: NewMessage): Promise<ChatMessage> {
-      const doc = await model.create({
+      const doc: MessageDoc = {
+        _id: new Types.ObjectId(),
         workspaceId: oid(workspaceId),
         conversationId: oid(conversationId),
         seq: input.seq,
@@ -83,8 +88,9 @@ export function messageStore(db: Connection) {
         authorUserId: input.authorUserId ? oid(input.authorUserId) : null,
         createdAt: input.createdAt,
         readAt: null,
-      });
-      return toMessage(doc.toObject());
+      };
+      await model.collection.insertOne(doc);
+      return toMessage(doc);
     },
     /** Messages strictly after `after`, oldest first, at most `limit`. */
     async after(workspaceId: string, conversationId: string, after: Date | null, limit: number): Promise<ChatMessage[]> {

@@ -2,10 +2,10 @@ import type { Deps } from '../deps.js';
 import { isDuplicateKeyError } from '../db/mongo.js';
 import { fail, invalid } from '../shared/errors.js';
 import type { ChatMessage } from '../realtime/events.js';
-import { conversationStore } from './conversations.model.js';
+import { conversationStore, type VisitorFills } from './conversations.model.js';
 import { messageStore, type Sender } from './messages.model.js';
 import type { VisitorMessageBody } from './livechat.schemas.js';
-import { conversationByToken, conversationOf, type Conversation } from './conversations.service.js';
+import { noteNewest, rememberedByToken, rememberedOf, type RememberedConversation } from './conversation-memo.service.js';
 import { push } from './livechat.socket.js';
 import { publishVisitorMessage } from './events.service.js';
 
@@ -18,6 +18,8 @@ export const FLOOD_GUARD_RETRY_AFTER_SECONDS = 5;
 export const MESSAGES_PAGE = 500;
 /** How long an append keeps retrying while other writers of the same conversation win the race. */
 const APPEND_PATIENCE_MS = 5_000;
+/** Waits between the background retries of a conversation summary the engine refused after the push. */
+const SUMMARY_RETRY_MS = [1_000, 2_000, 4_000, 8_000, 16_000];
 
 /**
  * Bodies are text and kept exactly as sent, character for character (`<b>hi</b>` stays `<b>hi</b>`): every
@@ -59,39 +61,58 @@ type Draft = { sender: Sender; body: string; authorUserId: string | null };
  * loser's insert is rejected and it retries after the winner's message. Hence a message is only ever
  * written once its predecessor is stored: createdAt is strictly increasing, commit order equals createdAt
  * order, and a poll with `after` can neither skip a message nor see one twice.
+ *
+ * The hot path (issue 13): the conversation comes from memory, and the insert is the only engine command
+ * before the push. The summary (lastMessage, activity order, seq hint, fill-only visitor fields) is written
+ * after the push and awaited before the answer, so a 201 means it is stored; should the engine refuse it,
+ * the message (already stored and pushed) is still answered, and the summary is retried in the background
+ * (logged; a later message's summary supersedes it anyway).
  */
-async function appendMessage(deps: Deps, conversation: Conversation, input: Draft): Promise<ChatMessage> {
+async function appendMessage(deps: Deps, conversation: RememberedConversation, input: Draft, fills: VisitorFills = {}): Promise<ChatMessage> {
   const { workspaceId, id } = conversation;
-  const message = await queued(id, () => insertNext(deps, conversation, input));
+  const { message, seq } = await queued(id, () => insertNext(deps, conversation, input));
   push.message(deps, workspaceId, id, message);
-  // The message is stored: failing the request now would make the client send it twice. The inbox
-  // summary (lastMessage, activity order) is best effort and logged when it cannot be written.
-  await conversationStore(deps.db)
-    .recordMessage(workspaceId, id, message)
-    .catch((error: unknown) => deps.logger.error({ err: error, workspaceId, conversationId: id }, 'live chat: conversation summary not updated'));
+  const record = () => queued(`summary:${id}`, () => conversationStore(deps.db).recordMessage(workspaceId, id, message, seq, fills));
+  await record().catch((error: unknown) => retrySummary(deps, record, { workspaceId, conversationId: id }, error));
   return message;
 }
 
-async function insertNext(deps: Deps, conversation: Conversation, input: Draft): Promise<ChatMessage> {
+/** Background retries of a summary write: the request has its answer, the summary must not be lost. */
+function retrySummary(deps: Deps, record: () => Promise<void>, where: Record<string, string>, error: unknown, attempt = 0): void {
+  if (attempt >= SUMMARY_RETRY_MS.length) {
+    deps.logger.error({ err: error, ...where }, 'live chat: conversation summary not updated');
+    return;
+  }
+  deps.logger.warn({ err: error, ...where, attempt }, 'live chat: conversation summary refused; retrying');
+  setTimeout(() => void record().catch((next: unknown) => retrySummary(deps, record, where, next, attempt + 1)), SUMMARY_RETRY_MS[attempt]).unref();
+}
+
+async function insertNext(deps: Deps, conversation: RememberedConversation, input: Draft): Promise<{ message: ChatMessage; seq: number }> {
   const messages = messageStore(deps.db);
   const { workspaceId, id } = conversation;
   const deadline = Date.now() + APPEND_PATIENCE_MS;
-  let message: ChatMessage | undefined;
-  for (let attempt = 0; !message; attempt += 1) {
-    const newest = await messages.newest(workspaceId, id);
+  // First after the newest message this node knows of, without reading; a stale guess is refused by the
+  // unique seq like any lost race, and the newest is read from then on.
+  let newest: { seq: number; createdAtMs: number } | null = conversation.newest;
+  for (let attempt = 0; ; attempt += 1) {
+    const guessed = newest !== null;
+    newest ??= await messages.newest(workspaceId, id);
+    const seq = newest.seq + 1;
     const createdAt = new Date(Math.max(deps.clock.now().getTime(), newest.createdAtMs + 1));
     try {
-      message = await messages.insert(workspaceId, id, { ...input, seq: newest.seq + 1, createdAt });
+      const message = await messages.insert(workspaceId, id, { ...input, seq, createdAt });
+      noteNewest(deps, conversation, { seq, createdAtMs: createdAt.getTime() });
+      return { message, seq };
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
       if (Date.now() > deadline) throw fail('conversation_busy', undefined, { retryAfterSeconds: 1 });
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1 + attempt, 10)));
+      if (!guessed) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1 + attempt, 10)));
+      newest = null;
     }
   }
-  return message;
 }
 
-async function readMessages(deps: Deps, conversation: Conversation, after: string | undefined, readSide: Sender) {
+async function readMessages(deps: Deps, conversation: RememberedConversation, after: string | undefined, readSide: Sender) {
   const messages = await messageStore(deps.db).after(conversation.workspaceId, conversation.id, after ? new Date(after) : null, MESSAGES_PAGE);
   const last = messages.at(-1);
   if (last) await messageStore(deps.db).markRead(conversation.workspaceId, conversation.id, readSide, new Date(last.createdAt), deps.clock.now());
@@ -103,7 +124,7 @@ async function readMessages(deps: Deps, conversation: Conversation, after: strin
 // ---------------------------------------------------------------------------------------------
 
 export async function postVisitorMessage(deps: Deps, token: string, input: VisitorMessageBody): Promise<ChatMessage> {
-  const conversation = await conversationByToken(deps, token);
+  const conversation = await rememberedByToken(deps, token);
   if (conversation.status !== 'OPEN') throw closedError();
   const body = checkedBody(input.body);
   // Counted atomically (Redis INCR when configured, so every node shares the count); attempts over the
@@ -114,27 +135,16 @@ export async function postVisitorMessage(deps: Deps, token: string, input: Visit
   if (!counted) throw fail('flood_guard_unavailable', undefined, { retryAfterSeconds: FLOOD_GUARD_RETRY_AFTER_SECONDS });
   const { count } = counted;
   if (count > FLOOD_LIMIT) throw fail('flood_limited', `More than ${FLOOD_LIMIT} messages per minute in this conversation; wait a moment.`);
-  const message = await appendMessage(deps, conversation, { sender: 'VISITOR', body, authorUserId: null });
+  // visitorName / visitorEmail only fill values not known yet (verified identity or an earlier message):
+  // written with the summary, after the push.
+  const message = await appendMessage(deps, conversation, { sender: 'VISITOR', body, authorUserId: null }, { visitorName: input.visitorName, visitorEmail: input.visitorEmail });
   await publishVisitorMessage(deps, conversation, message);
-  // visitorName / visitorEmail only fill values not known yet (verified identity or an earlier message).
-  // Like the summary, logged rather than failing a request whose message is already stored.
-  const store = conversationStore(deps.db);
-  const fills: ['visitorName' | 'visitorEmail', string | undefined, string | null][] = [
-    ['visitorName', input.visitorName, conversation.visitorName],
-    ['visitorEmail', input.visitorEmail, conversation.visitorEmail],
-  ];
-  for (const [field, value, known] of fills) {
-    if (!value || known) continue;
-    await store
-      .fillVisitor(conversation.workspaceId, conversation.id, field, value)
-      .catch((error: unknown) => deps.logger.error({ err: error, workspaceId: conversation.workspaceId, field }, 'live chat: visitor field not filled'));
-  }
   return message;
 }
 
 /** The visitor's poll: newer messages oldest first; fetching marks the team's messages read. */
 export async function visitorMessages(deps: Deps, token: string, after: string | undefined) {
-  return readMessages(deps, await conversationByToken(deps, token), after, 'AGENT');
+  return readMessages(deps, await rememberedByToken(deps, token), after, 'AGENT');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -143,12 +153,12 @@ export async function visitorMessages(deps: Deps, token: string, after: string |
 
 /** The team's read: newer messages oldest first; fetching marks the visitor's messages read. */
 export async function agentMessages(deps: Deps, workspaceId: string, conversationId: string, after: string | undefined) {
-  return readMessages(deps, await conversationOf(deps, workspaceId, conversationId), after, 'VISITOR');
+  return readMessages(deps, await rememberedOf(deps, workspaceId, conversationId), after, 'VISITOR');
 }
 
 /** An AGENT reply: stored, then pushed at once to the visitor's sockets and the agent consoles. */
 export async function postAgentMessage(deps: Deps, workspaceId: string, conversationId: string, userId: string, rawBody: string): Promise<ChatMessage> {
-  const conversation = await conversationOf(deps, workspaceId, conversationId);
+  const conversation = await rememberedOf(deps, workspaceId, conversationId);
   if (conversation.status !== 'OPEN') throw closedError();
   return appendMessage(deps, conversation, { sender: 'AGENT', body: checkedBody(rawBody), authorUserId: userId });
 }

@@ -13,8 +13,19 @@ export interface Realtime {
   close(): Promise<void>;
 }
 
+/** The largest frame a client may send: handshakes and pings only, so a few KiB. */
+const MAX_CLIENT_FRAME_BYTES = 16 * 1024;
+
 export async function createRealtime(options: { logger: Logger; redis?: RedisClient; requestsTimeoutMs?: number }): Promise<Realtime> {
-  const io = new Server({ cors: { origin: '*' }, serveClient: false });
+  const io = new Server({
+    cors: { origin: '*' },
+    serveClient: false,
+    // Memory per held socket (issue 13: at most 10 KiB per visitor): no compression state per socket, and
+    // no client message is larger than a handshake (clients only listen), so big frames are refused early.
+    perMessageDeflate: false,
+    httpCompression: false,
+    maxHttpBufferSize: MAX_CLIENT_FRAME_BYTES,
+  });
   const extraClients: RedisClient[] = [];
   if (options.redis) {
     // The adapter's publishes queue while Redis is away (sockets of this node are served meanwhile).
@@ -47,4 +58,26 @@ export async function createRealtime(options: { logger: Logger; redis?: RedisCli
 
 export function attachRealtime(realtime: Realtime, server: HttpServer): void {
   realtime.io.attach(server);
+  realtime.io.engine.on('connection', releaseUpgradeRequest);
+}
+
+/** The source of the `close` relay engine.io 6 puts on an upgraded TCP socket for its WebSocketResponse. */
+const UPGRADE_CLOSE_RELAY = '() => this.emit("close")';
+
+type Listener = ((...args: unknown[]) => void) & { listener?: (...args: unknown[]) => void };
+
+/**
+ * Lets the upgrade request (headers, raw headers, stream state: about 1.8 KiB) go once a socket is open:
+ * engine.io keeps it as `request`, and its WebSocketResponse, which holds it too, stays reachable through a
+ * `close` relay on the TCP socket that no one needs after the handshake (no engine middleware listens).
+ * Namespaces authenticate from the handshake's `auth`, never from its headers. Should a later engine.io
+ * differ, nothing is removed and only the saving is lost.
+ */
+function releaseUpgradeRequest(raw: { request: unknown; transport?: { socket?: { _socket?: NodeJS.EventEmitter } } }): void {
+  raw.request = null;
+  const tcp = raw.transport?.socket?._socket;
+  if (!tcp) return;
+  for (const listener of tcp.rawListeners('close') as Listener[]) {
+    if (String(listener.listener ?? listener) === UPGRADE_CLOSE_RELAY) tcp.removeListener('close', listener);
+  }
 }

@@ -1,0 +1,204 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { createWorkspace, eventually, request, startTestNode, uniqueDbName, type WorkspaceFixture } from '../support/harness.js';
+import type { HearthNode } from '../../src/app/node.js';
+import type { MessageCreated } from '../../src/realtime/events.js';
+import { activateChat, record, startChat, widgetSocket } from './support.js';
+
+// The chat hot path (issue 13, "Chat path"): two nodes on one database and the run's Redis. A reply or a
+// visitor message resolves its credentials and conversation from memory, and the message insert is the
+// only engine command before the push; the conversation's summary is written after it, before the answer.
+let a: HearthNode;
+let b: HearthNode;
+beforeAll(async () => {
+  const dbName = uniqueDbName('chathot');
+  a = await startTestNode({ redis: true, dbName, env: { RATE_LIMIT_PER_MINUTE: '10000' } });
+  b = await startTestNode({ redis: true, dbName, env: { RATE_LIMIT_PER_MINUTE: '10000' } });
+});
+afterAll(async () => {
+  await Promise.all([a?.stop(), b?.stop()]);
+});
+
+interface Traced {
+  /** `command collection` of every driver command the node sent (the job queue's polling left out). */
+  commands: string[];
+  /** How many of them were sent before the node pushed `message.created` to the visitor's room. */
+  beforePush: number | null;
+}
+
+/** Records the driver commands `node` sends while `work` runs, and where the widget push fell among them. */
+async function traced<T>(node: HearthNode, work: () => Promise<T>): Promise<Traced & { result: T }> {
+  const trace: Traced = { commands: [], beforePush: null };
+  const listener = (event: { commandName: string; command: Record<string, unknown> }) => {
+    const collection = String(event.command[event.commandName]);
+    if (collection !== 'jobs') trace.commands.push(`${event.commandName} ${collection}`);
+  };
+  const adapter = node.deps.realtime.io.of('/widget').adapter;
+  const broadcast = adapter.broadcast;
+  adapter.broadcast = function (this: typeof adapter, ...args: Parameters<typeof broadcast>) {
+    trace.beforePush ??= trace.commands.length;
+    return broadcast.apply(this, args);
+  };
+  const client = node.deps.db.getClient();
+  client.on('commandStarted', listener);
+  try {
+    const result = await work();
+    return { ...trace, result };
+  } finally {
+    client.off('commandStarted', listener);
+    adapter.broadcast = broadcast;
+  }
+}
+
+async function chat(): Promise<{ ws: WorkspaceFixture; token: string; cid: string }> {
+  const ws = await createWorkspace(a.url);
+  const key = await activateChat(a.url, ws);
+  const start = await startChat(a.url, key);
+  return { ws, token: start.body.conversationToken, cid: start.body.conversationId };
+}
+
+const reply = (node: HearthNode, ws: WorkspaceFixture, cid: string, body: string) =>
+  request(node.url, `/admin/workspaces/${ws.id}/conversations/${cid}/messages`, { token: ws.token, body: { body } });
+const visitorPost = (node: HearthNode, token: string, body: Record<string, unknown>) => request(node.url, `/external/live-chat/conversations/${token}/messages`, { body });
+const close = (node: HearthNode, ws: WorkspaceFixture, cid: string) => request(node.url, `/admin/workspaces/${ws.id}/conversations/${cid}/close`, { token: ws.token, body: {} });
+const adminConversation = async (node: HearthNode, ws: WorkspaceFixture, cid: string) => (await request(node.url, `/admin/workspaces/${ws.id}/conversations/${cid}`, { token: ws.token })).body;
+
+describe('driver commands of one chat message', () => {
+  test('an agent reply: once the session is remembered, the insert is the only command before the push', async () => {
+    const { ws, token, cid } = await chat();
+    const visitor = await widgetSocket(b.url, token);
+    const seen = record<MessageCreated>(visitor, 'message.created');
+    try {
+      // The first reply on B loads the session, membership and conversation; the next ones are warm.
+      expect((await reply(b, ws, cid, 'warm-up')).status).toBe(201);
+      const warm = await traced(b, () => reply(b, ws, cid, 'second'));
+      expect(warm.result.status).toBe(201);
+      expect(warm.beforePush).not.toBeNull();
+      expect(warm.commands.slice(0, warm.beforePush!)).toEqual(['insert livechat_messages']);
+      // The summary after the push: one read and one write of the conversation by _id, nothing else.
+      expect(warm.commands.slice(warm.beforePush!)).toEqual(['find livechat_conversations', 'update livechat_conversations']);
+      await eventually(() => seen.length === 2, 3_000, 5);
+    } finally {
+      visitor.close();
+    }
+  });
+
+  test("an agent reply on a conversation the node has not seen: one read by _id, then the insert", async () => {
+    const { ws, cid } = await chat();
+    // B remembers the agent's session and membership (an inbox read), but has not met this conversation.
+    expect((await request(b.url, `/admin/workspaces/${ws.id}/conversations`, { token: ws.token })).status).toBe(200);
+    const cold = await traced(b, () => reply(b, ws, cid, 'cold'));
+    expect(cold.result.status).toBe(201);
+    expect(cold.commands.slice(0, cold.beforePush!)).toEqual(['find livechat_conversations', 'insert livechat_messages']);
+  });
+
+  test('a visitor message: the insert is the only command before the push once the conversation is known', async () => {
+    const { ws, token, cid } = await chat();
+    const agentSeen: MessageCreated[] = [];
+    // Visitor messages go to the consoles only: trace the agent namespace's push instead.
+    const agentNs = b.deps.realtime.io.of('/agent');
+    const broadcast = agentNs.adapter.broadcast;
+    let beforePush: number | null = null;
+    const commands: string[] = [];
+    expect((await visitorPost(b, token, { body: 'warm-up' })).status).toBe(201);
+    agentNs.adapter.broadcast = function (this: typeof agentNs.adapter, ...args: Parameters<typeof broadcast>) {
+      beforePush ??= commands.length;
+      agentSeen.push(args[0] as unknown as MessageCreated);
+      return broadcast.apply(this, args);
+    };
+    const listener = (event: { commandName: string; command: Record<string, unknown> }) => {
+      const collection = String(event.command[event.commandName]);
+      if (collection !== 'jobs') commands.push(`${event.commandName} ${collection}`);
+    };
+    b.deps.db.getClient().on('commandStarted', listener);
+    try {
+      const res = await visitorPost(b, token, { body: 'second', visitorName: 'Ada' });
+      expect(res.status).toBe(201);
+    } finally {
+      b.deps.db.getClient().off('commandStarted', listener);
+      agentNs.adapter.broadcast = broadcast;
+    }
+    expect(beforePush).not.toBeNull();
+    expect(commands.slice(0, beforePush!)).toEqual(['insert livechat_messages']);
+    // Summary and the fill-only visitor name go in one write after the push.
+    expect(commands.slice(beforePush!)).toEqual(['find livechat_conversations', 'update livechat_conversations']);
+    const summary = await adminConversation(a, ws, cid);
+    expect(summary.visitor.name).toBe('Ada');
+  });
+});
+
+describe('bookkeeping after the push is durable', () => {
+  test('when the reply is answered, the conversation carries it as lastMessage and the inbox counts the unread', async () => {
+    const { ws, token, cid } = await chat();
+    const sent = await visitorPost(b, token, { body: 'question' });
+    expect(sent.status).toBe(201);
+    // Read at once on the other node, straight after the answer: nothing is left to happen later.
+    let summary = await adminConversation(a, ws, cid);
+    expect(summary.lastMessage).toEqual(sent.body);
+    expect(summary.lastActivityAt).toBe(sent.body.createdAt);
+    expect(summary.unreadCount).toBe(1);
+    const answer = await reply(b, ws, cid, 'answer');
+    summary = await adminConversation(a, ws, cid);
+    expect(summary.lastMessage).toEqual(answer.body);
+    expect(summary.lastActivityAt).toBe(answer.body.createdAt);
+  });
+});
+
+describe('the remembered conversation on two nodes', () => {
+  test('closed on A: the next visitor post and agent reply on B are 409 conversation_closed at once', async () => {
+    const { ws, token, cid } = await chat();
+    // B remembers the conversation as OPEN (a post and a reply there).
+    expect((await visitorPost(b, token, { body: 'hi' })).status).toBe(201);
+    expect((await reply(b, ws, cid, 'hello')).status).toBe(201);
+    expect((await close(a, ws, cid)).status).toBe(200);
+    const refused = await visitorPost(b, token, { body: 'still there?' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('conversation_closed');
+    const agent = await reply(b, ws, cid, 'too late');
+    expect(agent.status).toBe(409);
+    expect(agent.body.code).toBe('conversation_closed');
+    const poll = await request(b.url, `/external/live-chat/conversations/${token}/messages`);
+    expect(poll.body.status).toBe('CLOSED');
+  });
+
+  test('many closes in a row, each checked on the other node straight away', async () => {
+    for (let i = 0; i < 10; i += 1) {
+      const [closer, other] = i % 2 ? [a, b] : [b, a];
+      const { ws, token, cid } = await chat();
+      expect((await visitorPost(other, token, { body: 'hi' })).status).toBe(201);
+      expect((await close(closer, ws, cid)).status).toBe(200);
+      expect((await visitorPost(other, token, { body: 'again' })).status).toBe(409);
+    }
+  });
+
+  test('a wrong token of a known conversation is still 404 on a warm node', async () => {
+    const { token } = await chat();
+    expect((await visitorPost(b, token, { body: 'hi' })).status).toBe(201);
+    const forged = `${token.slice(0, -4)}AAAA` === token ? `${token.slice(0, -4)}BBBB` : `${token.slice(0, -4)}AAAA`;
+    const res = await visitorPost(b, forged, { body: 'hi' });
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe('conversation_not_found');
+  });
+});
+
+describe('memory held per visitor socket', () => {
+  test('an open socket keeps neither its upgrade request nor the close relay that would hold it', async () => {
+    const { ws, token, cid } = await chat();
+    const visitor = await widgetSocket(b.url, token);
+    const seen = record<MessageCreated>(visitor, 'message.created');
+    try {
+      type RawSocket = { request: unknown; transport: { socket?: { _socket?: NodeJS.EventEmitter } } };
+      const clients = Object.values((b.deps.realtime.io.engine as unknown as { clients: Record<string, RawSocket> }).clients);
+      expect(clients.length).toBeGreaterThan(0);
+      for (const client of clients) {
+        expect(client.request).toBeNull();
+        const relays = (client.transport.socket?._socket?.listeners('close') ?? []).map(String).filter((source) => source.includes('this.emit("close")'));
+        expect(relays).toEqual([]);
+      }
+      // Still a working socket.
+      expect((await reply(a, ws, cid, 'reaches the visitor')).status).toBe(201);
+      await eventually(() => seen.length === 1, 3_000, 5);
+    } finally {
+      visitor.close();
+    }
+  });
+});
