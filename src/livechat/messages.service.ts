@@ -7,6 +7,8 @@ import { messageStore, type Sender } from './messages.model.js';
 import type { VisitorMessageBody } from './livechat.schemas.js';
 import { conversationByToken, conversationOf, type Conversation } from './conversations.service.js';
 import { push } from './livechat.socket.js';
+import { afterMessage } from './followup.service.js';
+import { agentDisplayName, teamReadFetched } from './read.service.js';
 
 /** Flood guard: more than this many visitor messages per conversation per minute are refused (`flood_limited`). */
 export const FLOOD_LIMIT = 20;
@@ -50,7 +52,7 @@ function queued<T>(key: string, work: () => Promise<T>): Promise<T> {
   return next;
 }
 
-type Draft = { sender: Sender; body: string; authorUserId: string | null };
+type Draft = { sender: Sender; body: string; authorUserId: string | null; authorName?: string };
 
 /**
  * Appends a message right after the conversation's newest one: seq = newest + 1 and createdAt = the later
@@ -61,8 +63,9 @@ type Draft = { sender: Sender; body: string; authorUserId: string | null };
  */
 async function appendMessage(deps: Deps, conversation: Conversation, input: Draft): Promise<ChatMessage> {
   const { workspaceId, id } = conversation;
-  const message = await queued(id, () => insertNext(deps, conversation, input));
-  push.message(deps, workspaceId, id, message);
+  const message = await queued(id, () => insertNext(deps, conversation, { sender: input.sender, body: input.body, authorUserId: input.authorUserId }));
+  push.message(deps, workspaceId, id, message, input.authorName);
+  afterMessage(deps, conversation, message);
   // The message is stored: failing the request now would make the client send it twice. The inbox
   // summary (lastMessage, activity order) is best effort and logged when it cannot be written.
   await conversationStore(deps.db)
@@ -141,12 +144,15 @@ export async function visitorMessages(deps: Deps, token: string, after: string |
 
 /** The team's read: newer messages oldest first; fetching marks the visitor's messages read. */
 export async function agentMessages(deps: Deps, workspaceId: string, conversationId: string, after: string | undefined) {
-  return readMessages(deps, await conversationOf(deps, workspaceId, conversationId), after, 'VISITOR');
+  const conversation = await conversationOf(deps, workspaceId, conversationId);
+  const reply = await readMessages(deps, conversation, after, 'VISITOR');
+  await teamReadFetched(deps, conversation, reply.messages);
+  return reply;
 }
 
 /** An AGENT reply: stored, then pushed at once to the visitor's sockets and the agent consoles. */
 export async function postAgentMessage(deps: Deps, workspaceId: string, conversationId: string, userId: string, rawBody: string): Promise<ChatMessage> {
-  const conversation = await conversationOf(deps, workspaceId, conversationId);
+  const [conversation, authorName] = await Promise.all([conversationOf(deps, workspaceId, conversationId), agentDisplayName(deps, userId)]);
   if (conversation.status !== 'OPEN') throw closedError();
-  return appendMessage(deps, conversation, { sender: 'AGENT', body: checkedBody(rawBody), authorUserId: userId });
+  return appendMessage(deps, conversation, { sender: 'AGENT', body: checkedBody(rawBody), authorUserId: userId, authorName });
 }
