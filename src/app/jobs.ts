@@ -2,6 +2,7 @@ import type { Deps } from '../deps.js';
 import { registerAppointmentJobs } from '../appointments/appointments.jobs.js';
 import { registerEmailJobs } from '../email/email.jobs.js';
 import { registerWebhookJobs } from '../webhooks/webhooks.jobs.js';
+import { registerLiveChatJobs } from '../livechat/livechat.jobs.js';
 
 /**
  * Defines every job handler and subscribes the job-producing domain events. Runs on every node (an API
@@ -11,6 +12,7 @@ export function registerJobs(deps: Deps): { recover(): Promise<void> } {
   const email = registerEmailJobs(deps);
   const webhooks = registerWebhookJobs(deps);
   registerAppointmentJobs(deps);
+  registerLiveChatJobs(deps);
   return {
     async recover() {
       await email.recover();

@@ -99,9 +99,9 @@ export function messageStore(db: Connection) {
       return { ...toMessage(doc), authorUserId: doc.authorUserId?.toHexString() ?? null };
     },
     /** A side's messages newer than `afterMs` that the other side has not read, oldest first. */
-    async unreadOf(workspaceId: string, conversationId: string, sender: Sender, afterMs: number, limit: number): Promise<ChatMessage[]> {
+    async unreadOf(workspaceId: string, conversationId: string, sender: Sender, afterMs: number, limit: number): Promise<(ChatMessage & { authorUserId: string | null })[]> {
       const docs = await scope.find(workspaceId, { conversationId: oid(conversationId), sender, readAt: null, createdAt: { $gt: new Date(afterMs) } }, { sort: { createdAt: 1 }, limit });
-      return docs.map(toMessage);
+      return docs.map((doc) => ({ ...toMessage(doc), authorUserId: doc.authorUserId?.toHexString() ?? null }));
     },
     /** Marks the given side's messages up to `upTo` as read. */
     async markRead(workspaceId: string, conversationId: string, sender: Sender, upTo: Date, now: Date): Promise<void> {

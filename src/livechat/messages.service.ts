@@ -65,7 +65,6 @@ async function appendMessage(deps: Deps, conversation: Conversation, input: Draf
   const { workspaceId, id } = conversation;
   const message = await queued(id, () => insertNext(deps, conversation, { sender: input.sender, body: input.body, authorUserId: input.authorUserId }));
   push.message(deps, workspaceId, id, message, input.authorName);
-  afterMessage(deps, conversation, message);
   // The message is stored: failing the request now would make the client send it twice. The inbox
   // summary (lastMessage, activity order) is best effort and logged when it cannot be written.
   await conversationStore(deps.db)
@@ -130,6 +129,7 @@ export async function postVisitorMessage(deps: Deps, token: string, input: Visit
       .fillVisitor(conversation.workspaceId, conversation.id, field, value)
       .catch((error: unknown) => deps.logger.error({ err: error, workspaceId: conversation.workspaceId, field }, 'live chat: visitor field not filled'));
   }
+  afterMessage(deps, conversation, message);
   return message;
 }
 
@@ -154,5 +154,7 @@ export async function agentMessages(deps: Deps, workspaceId: string, conversatio
 export async function postAgentMessage(deps: Deps, workspaceId: string, conversationId: string, userId: string, rawBody: string): Promise<ChatMessage> {
   const [conversation, authorName] = await Promise.all([conversationOf(deps, workspaceId, conversationId), agentDisplayName(deps, userId)]);
   if (conversation.status !== 'OPEN') throw closedError();
-  return appendMessage(deps, conversation, { sender: 'AGENT', body: checkedBody(rawBody), authorUserId: userId, authorName });
+  const message = await appendMessage(deps, conversation, { sender: 'AGENT', body: checkedBody(rawBody), authorUserId: userId, authorName });
+  afterMessage(deps, conversation, message);
+  return message;
 }
