@@ -42,8 +42,10 @@ export function afterMessage(deps: Deps, conversation: Conversation, message: Ch
 
 async function tellAbsentTeam(deps: Deps, conversation: Conversation, message: ChatMessage): Promise<void> {
   const { workspaceId, id } = conversation;
-  if (await agentsOnline(deps, workspaceId)) return;
-  const { count } = await deps.counters.hit(`chat-team-mail:${id}`, intervalMs(deps));
+  const key = `chat-team-mail:${id}`;
+  // Cheapest first: within the interval of a mail already sent there is nothing to decide.
+  if ((await deps.counters.peek(key)) > 0 || (await agentsOnline(deps, workspaceId))) return;
+  const { count } = await deps.counters.hit(key, intervalMs(deps));
   if (count !== 1) return;
   const workspace = await findWorkspace(deps, workspaceId);
   if (!workspace) return;
