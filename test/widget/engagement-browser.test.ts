@@ -117,6 +117,16 @@ test('typing both ways appears and clears; names, read status and unread counts 
   await eventually(async () => (await agent.locator('#conversations button').count()) === 1, 10_000);
   expect(await agent.locator('#conversations .badge').count()).toBe(0);
 
+  // Assignment: "Assign to me" shows at once, the "Mine" filter keeps the conversation, an unassign empties it.
+  await agent.locator('#conversations button').first().click();
+  await agent.locator('#assignment button', { hasText: 'Assign to me' }).click();
+  await eventually(async () => (await text(agent, '#assignee')) === `Assigned to ${operatorName}`, 10_000);
+  await agent.locator('#assignee-filter').selectOption('me');
+  await eventually(async () => (await agent.locator('#conversations button').count()) === 1, 10_000);
+  await agent.locator('#assignment button', { hasText: 'Unassign' }).click();
+  await eventually(async () => (await text(agent, '#assignee')) === 'Unassigned', 10_000);
+  await agent.locator('#assignee-filter').selectOption('all');
+
   await visitorContext.close();
   await agentContext.close();
 }, 120_000);
