@@ -63,7 +63,7 @@ type Draft = { sender: Sender; body: string; authorUserId: string | null; author
  */
 async function appendMessage(deps: Deps, conversation: Conversation, input: Draft): Promise<ChatMessage> {
   const { workspaceId, id } = conversation;
-  const message = await queued(id, () => insertNext(deps, conversation, { sender: input.sender, body: input.body, authorUserId: input.authorUserId }));
+  const message = await queued(id, () => insertNext(deps, conversation, input));
   push.message(deps, workspaceId, id, message, input.authorName);
   // The message is stored: failing the request now would make the client send it twice. The inbox
   // summary (lastMessage, activity order) is best effort and logged when it cannot be written.
