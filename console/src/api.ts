@@ -13,6 +13,9 @@ export interface Conversation {
   lastActivityAt: string;
   closedAt: string | null;
   createdAt: string;
+  assignee: { userId: string; name: string } | null;
+  readByVisitor: { messageId: string; createdAt: string } | null;
+  readByTeam: { messageId: string; createdAt: string } | null;
 }
 
 export interface Workspace {

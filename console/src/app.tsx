@@ -3,6 +3,7 @@ import { useSignalEffect } from '@preact/signals';
 import { visitorLabel, type Conversation } from './api.js';
 import { askNotifications, notifyPermission, setSound, soundOn } from './alerts.js';
 import * as store from './store.js';
+import { agentStoppedTyping, agentTyped, assign, loadMe, me, typing } from './engagement.js';
 
 const BASE_TITLE = 'Agent console';
 
@@ -65,6 +66,7 @@ function Login() {
 
 function Console() {
   const hasSelection = store.selectedId.value !== null;
+  useEffect(() => void loadMe(), []);
   return (
     <div class={hasSelection ? 'console has-selection' : 'console'}>
       <Toolbar />
@@ -126,6 +128,18 @@ function Inbox() {
           <option value="OPEN">Open</option>
           <option value="CLOSED">Closed</option>
         </select>
+        <label for="assignee-filter">Assigned</label>
+        <select
+          id="assignee-filter"
+          value={store.assigneeFilter.value}
+          onChange={(e) => {
+            store.assigneeFilter.value = (e.currentTarget as HTMLSelectElement).value as 'all' | 'me';
+            void store.loadConversations();
+          }}
+        >
+          <option value="all">Anyone</option>
+          <option value="me">Mine</option>
+        </select>
         <label for="search">Search</label>
         <input
           id="search"
@@ -162,6 +176,7 @@ function ConversationEntry({ conversation: c, current }: { conversation: Convers
         <span class="who">{visitorLabel(c)}</span>
         {c.unreadCount > 0 && <span class="badge">{` (${c.unreadCount})`}</span>}
         {c.lastMessage && <span class="last">{` · ${c.lastMessage.body.slice(0, 60)}`}</span>}
+        {c.assignee && <span class="last">{` · ${c.assignee.name || 'assigned'}`}</span>}
       </button>
     </li>
   );
@@ -179,6 +194,9 @@ function ConversationView() {
     document.getElementById('body')?.focus();
   }, [store.selectedId.value]);
   if (!c) return null;
+  const seenAt = c.readByVisitor?.createdAt ?? '';
+  const lastSeen = seenAt ? messages.filter((m) => m.sender === 'AGENT' && m.createdAt <= seenAt).pop()?.id : undefined;
+  const typingNow = typing.value[c.id];
   const back = () => {
     const id = c.id;
     store.closeView();
@@ -193,6 +211,19 @@ function ConversationView() {
         </button>
         <h2 id="title">{visitorLabel(c)}</h2>
       </div>
+      <p id="assignment">
+        <span id="assignee">{c.assignee ? `Assigned to ${c.assignee.name || 'a member'}` : 'Unassigned'}</span>{' '}
+        {me.value && c.assignee?.userId !== me.value.id && (
+          <button type="button" onClick={() => void assign(me.value!.id)}>
+            Assign to me
+          </button>
+        )}{' '}
+        {c.assignee && (
+          <button type="button" onClick={() => void assign(null)}>
+            Unassign
+          </button>
+        )}
+      </p>
       <div class="split">
         <div class="thread">
           <span id="from-VISITOR" hidden>
@@ -204,12 +235,15 @@ function ConversationView() {
           <div class="log" role="log" aria-live="polite" aria-label="Messages" ref={logRef} tabIndex={0}>
             <ol id="messages">
               {messages.map((m) => (
-                <li key={m.id} class={m.sender} data-sender={m.sender} title={new Date(m.createdAt).toLocaleString()} aria-describedby={`from-${m.sender}`}>
+                <li key={m.id} class={m.sender} data-sender={m.sender} title={new Date(m.createdAt).toLocaleString()} aria-describedby={`from-${m.sender}`} data-seen={m.id === lastSeen ? 'Seen' : undefined}>
                   {m.body}
                 </li>
               ))}
             </ol>
           </div>
+          <p id="typing" class="muted" aria-live="polite">
+            {typingNow ? `${typingNow} is typing…` : ''}
+          </p>
           {c.status === 'OPEN' ? <Reply /> : <p class="muted">This conversation is closed.</p>}
         </div>
         <VisitorPanel conversation={c} />
@@ -223,6 +257,7 @@ function Reply() {
   const [closing, setClosing] = useState('');
   const send = async (event?: Event) => {
     event?.preventDefault();
+    agentStoppedTyping();
     if (await store.sendReply(text)) setText('');
   };
   return (
@@ -234,7 +269,10 @@ function Reply() {
           rows={2}
           maxLength={2000}
           value={text}
-          onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)}
+          onInput={(e) => {
+            setText((e.currentTarget as HTMLTextAreaElement).value);
+            agentTyped();
+          }}
           onKeyDown={(e) => {
             if (e.key === 'Enter' && !e.shiftKey) void send(e);
           }}

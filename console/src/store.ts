@@ -14,6 +14,8 @@ export const token = signal<string | null>(storedToken());
 export const workspaces = signal<Workspace[]>([]);
 export const workspaceId = signal<string | null>(null);
 export const statusFilter = signal<ConversationStatus>('OPEN');
+/** `me`: only the conversations assigned to the logged-in member. */
+export const assigneeFilter = signal<'all' | 'me'>('all');
 export const search = signal('');
 export const conversations = signal<Conversation[]>([]);
 export const total = signal(0);
@@ -25,18 +27,22 @@ export const error = signal('');
 export const selected = computed(() => conversations.value.find((c) => c.id === selectedId.value) ?? null);
 export const unreadTotal = computed(() => conversations.value.reduce((sum, c) => sum + c.unreadCount, 0));
 
-let socket: Socket<AgentServerEvents, ClientEvents> | null = null;
+export type AgentSocket = Socket<AgentServerEvents, ClientEvents>;
+let socket: AgentSocket | null = null;
+/** Other console modules wire their live events here (assignment, typing, read status). */
+export const socketHooks: ((socket: AgentSocket) => void)[] = [];
+export const currentSocket = () => socket;
 /** Live events that arrive while a catch-up is running are applied after it, in arrival order. */
 let syncing = false;
 let pending: (() => void)[] = [];
 
-const call = <T>(method: string, path: string, body?: unknown) =>
+export const call = <T>(method: string, path: string, body?: unknown) =>
   api<T>(token.value, method, path, body).catch((err: unknown) => {
     if (err instanceof ApiError && err.status === 401 && path !== '/admin/auth/login') logout();
     throw err;
   });
 
-const ws = () => `/admin/workspaces/${workspaceId.value}`;
+export const ws = () => `/admin/workspaces/${workspaceId.value}`;
 
 function report(err: unknown): void {
   error.value = err instanceof Error ? err.message : String(err);
@@ -112,6 +118,7 @@ export async function loadConversations(more = false): Promise<void> {
   const page = more ? Math.floor(conversations.value.length / LIST_LIMIT) + 1 : 1;
   const params = new URLSearchParams({ status: statusFilter.value, limit: String(LIST_LIMIT), page: String(page) });
   if (search.value.trim()) params.set('q', search.value.trim());
+  if (assigneeFilter.value === 'me') params.set('assignee', 'me');
   try {
     const res = await call<Page<Conversation>>('GET', `${ws()}/conversations?${params}`);
     // An answer older than one already shown is stale; an older one that arrives first still paints.
@@ -141,7 +148,7 @@ function dedupe(items: Conversation[]): Conversation[] {
 
 let refreshTimer: ReturnType<typeof setTimeout> | undefined;
 /** Bursts of events refresh the list once. */
-function refreshSoon(): void {
+export function refreshSoon(): void {
   clearTimeout(refreshTimer);
   refreshTimer = setTimeout(() => void loadConversations(), 150);
 }
@@ -176,7 +183,7 @@ export async function openConversation(id: string): Promise<void> {
   }
 }
 
-function patchInPlace(id: string, patch: (c: Conversation) => Conversation): void {
+export function patchInPlace(id: string, patch: (c: Conversation) => Conversation): void {
   conversations.value = conversations.value.map((c) => (c.id === id ? patch(c) : c));
 }
 
@@ -276,7 +283,7 @@ export async function closeConversation(message: string): Promise<boolean> {
 // Live updates
 // ---------------------------------------------------------------------------------------------
 
-function whenSynced(apply: () => void): void {
+export function whenSynced(apply: () => void): void {
   if (syncing) pending.push(apply);
   else apply();
 }
@@ -330,6 +337,7 @@ function connect(id: string): void {
     live.value = 'offline';
   });
   next.on('message.created', (payload) => whenSynced(() => onMessage(payload)));
+  for (const hook of socketHooks) hook(next);
   next.on('conversation.created', () =>
     whenSynced(() => {
       refreshSoon();

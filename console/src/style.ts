@@ -33,6 +33,7 @@ button[type=submit]{background:#1f4fd1;color:#fff}
 .close{margin-top:8px}.close form{display:flex;flex-direction:column;gap:6px;margin-top:6px}
 .visitor dl{margin:0;display:grid;grid-template-columns:auto minmax(0,1fr);gap:4px 8px}
 .visitor dt{color:#545b66}.visitor dd{margin:0;overflow-wrap:anywhere}
+#messages li[data-seen]::after{content:attr(data-seen);display:block;font-size:.8rem;text-align:right}#typing{min-height:1.4em;margin:4px 0}
 .verified{background:#0b6b3a;color:#fff;border-radius:4px;padding:0 6px;font-size:.85rem}
 @media (max-width:900px){.split{grid-template-columns:1fr}}
 @media (max-width:700px){

@@ -3,6 +3,7 @@ import { registerAppointmentJobs } from '../appointments/appointments.jobs.js';
 import { registerEmailJobs } from '../email/email.jobs.js';
 import { registerPostJobs } from '../posts/posts.jobs.js';
 import { registerWebhookJobs } from '../webhooks/webhooks.jobs.js';
+import { registerLiveChatJobs } from '../livechat/livechat.jobs.js';
 
 /**
  * Defines every job handler and subscribes the job-producing domain events. Runs on every node (an API
@@ -13,6 +14,7 @@ export function registerJobs(deps: Deps): { recover(): Promise<void> } {
   const webhooks = registerWebhookJobs(deps);
   registerAppointmentJobs(deps);
   const posts = registerPostJobs(deps);
+  registerLiveChatJobs(deps);
   return {
     async recover() {
       await email.recover();

@@ -50,8 +50,8 @@ export function formatStart(startIso: string, timezone: string, locale?: string 
 
 type Line = { label?: string; value: string };
 
-/** One mail, both parts from the same lines: plain text as written, HTML escaped line by line. */
-function render(subject: string, greeting: string, paragraphs: string[], details: Line[], footer: (string | null | undefined)[]): RenderedMail {
+/** One mail, both parts from the same lines: plain text as written, HTML escaped line by line (chat mails too). */
+export function render(subject: string, greeting: string, paragraphs: string[], details: Line[], footer: (string | null | undefined)[]): RenderedMail {
   const detailLines = details.filter((line) => line.value !== '');
   const footers = footer.filter((line): line is string => Boolean(line && line.trim()));
   const text = [

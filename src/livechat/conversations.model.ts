@@ -30,6 +30,19 @@ export interface Conversation {
   tokenHash: string;
   /** seq and createdAt (ms) of the newest message recorded here: a hint for the next append (may lag). */
   recorded: { seq: number; createdAtMs: number };
+  assigneeUserId: string | null;
+  /** Read cursors: the newest message of the other side each side has read. */
+  readByVisitor: ReadCursor | null;
+  readByTeam: ReadCursor | null;
+  /** createdAt (ms) of the newest AGENT message already sent to the visitor by e-mail. */
+  visitorMailedUpToMs: number;
+  /** When the visitor was last sent replies by e-mail (batching). */
+  visitorMailedAt: Date | null;
+}
+
+export interface ReadCursor {
+  messageId: string;
+  createdAt: Date;
 }
 
 interface LastMessageDoc {
@@ -62,7 +75,14 @@ interface ConversationDoc {
   lastActivityAt: Date;
   closedAt: Date | null;
   createdAt: Date;
+  assigneeUserId?: Types.ObjectId | null;
+  readByVisitor?: ReadCursor | null;
+  readByTeam?: ReadCursor | null;
+  visitorMailedUpToMs?: number;
+  visitorMailedAt?: Date | null;
 }
+
+const cursorSchema = new Schema<ReadCursor>({ messageId: String, createdAt: Date }, { _id: false });
 
 const conversationSchema = new Schema<ConversationDoc>(
   {
@@ -88,6 +108,11 @@ const conversationSchema = new Schema<ConversationDoc>(
     lastActivityAt: { type: Date, required: true },
     closedAt: { type: Date, default: null },
     createdAt: { type: Date, required: true },
+    assigneeUserId: { type: Schema.Types.ObjectId, default: null },
+    readByVisitor: { type: cursorSchema, default: null },
+    readByTeam: { type: cursorSchema, default: null },
+    visitorMailedUpToMs: { type: Number, default: 0 },
+    visitorMailedAt: { type: Date, default: null },
   },
   { collection: 'livechat_conversations' },
 );
@@ -97,6 +122,8 @@ conversationSchema.index({ tokenHash: 1 }, { unique: true });
 conversationSchema.index({ workspaceId: 1, externalId: 1, status: 1, createdAt: -1 });
 // Agent inbox: a workspace's conversations by status, newest activity first.
 conversationSchema.index({ workspaceId: 1, status: 1, lastActivityAt: -1 });
+// Agent inbox filtered by assignee ("mine"): a workspace's conversations of one assignee, newest activity first.
+conversationSchema.index({ workspaceId: 1, assigneeUserId: 1, status: 1, lastActivityAt: -1 });
 
 const Conversations = defineModel('LiveChatConversation', conversationSchema);
 
@@ -125,6 +152,11 @@ function toConversation(doc: ConversationDoc): Conversation {
     sealedToken: doc.sealedToken,
     tokenHash: doc.tokenHash,
     recorded: { seq: doc.lastSeq ?? 0, createdAtMs: doc.lastMessageAtMs },
+    assigneeUserId: doc.assigneeUserId ? doc.assigneeUserId.toHexString() : null,
+    readByVisitor: doc.readByVisitor?.messageId ? { messageId: doc.readByVisitor.messageId, createdAt: doc.readByVisitor.createdAt } : null,
+    readByTeam: doc.readByTeam?.messageId ? { messageId: doc.readByTeam.messageId, createdAt: doc.readByTeam.createdAt } : null,
+    visitorMailedUpToMs: doc.visitorMailedUpToMs ?? 0,
+    visitorMailedAt: doc.visitorMailedAt ?? null,
   };
 }
 
@@ -236,8 +268,13 @@ export function conversationStore(db: Connection) {
       return doc ? toConversation(doc) : null;
     },
     /** `q`: a case-insensitive substring of the visitor's name or e-mail, matched literally (no pattern syntax). */
-    async list(workspaceId: string, filter: { status?: ConversationStatus; q?: string }, request: PageRequest): Promise<{ items: Conversation[]; total: number }> {
+    async list(
+      workspaceId: string,
+      filter: { status?: ConversationStatus; q?: string; assigneeUserId?: string | null },
+      request: PageRequest,
+    ): Promise<{ items: Conversation[]; total: number }> {
       const where: Record<string, unknown> = filter.status ? { status: filter.status } : {};
+      if (filter.assigneeUserId !== undefined) where.assigneeUserId = filter.assigneeUserId ? oid(filter.assigneeUserId) : null;
       if (filter.q) {
         const pattern = { $regex: filter.q.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), $options: 'i' };
         where.$or = [{ visitorName: pattern }, { visitorEmail: pattern }];
@@ -266,6 +303,31 @@ export function conversationStore(db: Connection) {
       }
       for (const field of ['visitorName', 'visitorEmail'] as const) if (fills[field] && !doc[field]) fields[field] = fills[field];
       if (Object.keys(fields).length > 0) await setById(id, fields);
+    },
+    async assign(workspaceId: string, id: string, userId: string | null): Promise<boolean> {
+      const doc = await scope.byId(workspaceId, id);
+      if (!doc) return false;
+      await setById(id, { assigneeUserId: userId ? oid(userId) : null });
+      return true;
+    },
+    /**
+     * Moves a side's read cursor forward (never back); true when it moved. Read then write by `_id`: two
+     * racing marks of one side may both write, and the later write wins; a read cursor going back one
+     * message for a moment is harmless, and the next mark fixes it.
+     */
+    async advanceRead(workspaceId: string, id: string, side: 'readByVisitor' | 'readByTeam', cursor: ReadCursor): Promise<boolean> {
+      const doc = await scope.byId(workspaceId, id);
+      if (!doc) return false;
+      const current = doc[side];
+      if (current?.createdAt && current.createdAt.getTime() >= cursor.createdAt.getTime()) return false;
+      await setById(id, { [side]: cursor });
+      return true;
+    },
+    /** Records that the visitor was mailed the AGENT messages up to `upToMs`. */
+    async recordVisitorMail(workspaceId: string, id: string, upToMs: number, at: Date): Promise<void> {
+      const doc = await scope.byId(workspaceId, id);
+      if (!doc) return;
+      await setById(id, { visitorMailedUpToMs: Math.max(upToMs, doc.visitorMailedUpToMs ?? 0), visitorMailedAt: at });
     },
     /** Closes an OPEN conversation; null when it was not OPEN (or not of this workspace). */
     async close(workspaceId: string, id: string, now: Date): Promise<Conversation | null> {

@@ -8,9 +8,17 @@ import { push } from './livechat.socket.js';
 import { forgetConversation } from './conversation-memo.service.js';
 import { postAgentMessage } from './messages.service.js';
 import { publishConversation } from './events.service.js';
+import { agentDisplayName, toReadCursor } from './read.service.js';
+import { canWorkIn } from '../workspaces/members.service.js';
+import { fail } from '../shared/errors.js';
+import type { Assignee } from '../realtime/events.js';
+
+async function assigneeOf(deps: Deps, userId: string | null): Promise<Assignee | null> {
+  return userId ? { userId, name: (await agentDisplayName(deps, userId)) ?? '' } : null;
+}
 
 /** The agent console's view of a conversation. */
-function toAdminConversation(conversation: Conversation, unreadCount: number) {
+function toAdminConversation(conversation: Conversation, unreadCount: number, assignee: Assignee | null) {
   return {
     id: conversation.id,
     status: conversation.status,
@@ -30,20 +38,48 @@ function toAdminConversation(conversation: Conversation, unreadCount: number) {
     lastActivityAt: conversation.lastActivityAt.toISOString(),
     closedAt: conversation.closedAt?.toISOString() ?? null,
     createdAt: conversation.createdAt.toISOString(),
+    assignee,
+    readByVisitor: toReadCursor(conversation.readByVisitor),
+    readByTeam: toReadCursor(conversation.readByTeam),
   };
 }
 
-export async function listConversations(deps: Deps, workspaceId: string, query: { status?: ConversationStatus; q?: string; page: number; limit: number }) {
+/** `assignee`: `me` (the asking member), `none` (unassigned) or a member's user id. */
+export async function listConversations(
+  deps: Deps,
+  workspaceId: string,
+  query: { status?: ConversationStatus; q?: string; assignee?: string; page: number; limit: number },
+  viewerId?: string,
+) {
   const request = { page: query.page, limit: query.limit };
-  const { items, total } = await conversationStore(deps.db).list(workspaceId, { status: query.status, q: query.q }, request);
+  const assigneeUserId = query.assignee === undefined ? undefined : query.assignee === 'me' ? (viewerId ?? null) : query.assignee === 'none' ? null : query.assignee;
+  const { items, total } = await conversationStore(deps.db).list(workspaceId, { status: query.status, q: query.q, assigneeUserId }, request);
   const unread = await messageStore(deps.db).unreadByTeam(workspaceId, items.map((item) => item.id));
-  return pageOf(request, items.map((item) => toAdminConversation(item, unread.get(item.id) ?? 0)), total);
+  const assignees = new Map<string, Assignee | null>();
+  for (const id of new Set(items.flatMap((item) => (item.assigneeUserId ? [item.assigneeUserId] : [])))) assignees.set(id, await assigneeOf(deps, id));
+  return pageOf(
+    request,
+    items.map((item) => toAdminConversation(item, unread.get(item.id) ?? 0, item.assigneeUserId ? (assignees.get(item.assigneeUserId) ?? null) : null)),
+    total,
+  );
 }
 
 export async function getConversation(deps: Deps, workspaceId: string, conversationId: string) {
   const conversation = await conversationOf(deps, workspaceId, conversationId);
   const unread = await messageStore(deps.db).unreadByTeam(workspaceId, [conversation.id]);
-  return toAdminConversation(conversation, unread.get(conversation.id) ?? 0);
+  return toAdminConversation(conversation, unread.get(conversation.id) ?? 0, await assigneeOf(deps, conversation.assigneeUserId));
+}
+
+/**
+ * Assigns the conversation to a member of the workspace (any member may assign anyone, themselves
+ * included), or unassigns it with null; pushed to the consoles as `conversation.assigned`. Idempotent.
+ */
+export async function assignConversation(deps: Deps, workspaceId: string, conversationId: string, userId: string | null) {
+  const conversation = await conversationOf(deps, workspaceId, conversationId);
+  if (userId && !(await canWorkIn(deps, workspaceId, userId))) throw fail('assignee_not_member');
+  await conversationStore(deps.db).assign(workspaceId, conversation.id, userId);
+  push.assigned(deps, workspaceId, { conversationId: conversation.id, assignee: await assigneeOf(deps, userId) });
+  return getConversation(deps, workspaceId, conversation.id);
 }
 
 /**

@@ -3,6 +3,9 @@ import { workspaceIdParams } from '../workspaces/workspaces.schemas.js';
 import {
   afterQuery,
   agentMessageBody,
+  assignBody,
+  markReadBody,
+  readReplySchema,
   adminConversationSchema,
   bootstrapQuery,
   bootstrapSchema,
@@ -24,7 +27,8 @@ import {
   widgetConfigSchema,
 } from './livechat.schemas.js';
 import { startConversation } from './conversations.service.js';
-import { closeConversation, getConversation, listConversations } from './inbox.service.js';
+import { assignConversation, closeConversation, getConversation, listConversations } from './inbox.service.js';
+import { markTeamRead, markVisitorRead } from './read.service.js';
 import { FLOOD_GUARD_RETRY_AFTER_SECONDS, FLOOD_LIMIT, MESSAGES_PAGE, agentMessages, postAgentMessage, postVisitorMessage, visitorMessages } from './messages.service.js';
 import { bootstrap, getSettings, putSettings, rotatePublishableKey, widgetConfig } from './settings.service.js';
 
@@ -149,6 +153,26 @@ export const liveChatRoutes: RouteDef[] = [
     },
     handle: async ({ deps, params, query }) => ({ body: await visitorMessages(deps, params.token, query.after) }),
   }),
+  route({
+    method: 'post',
+    path: '/external/live-chat/conversations/:token/read',
+    summary: 'Visitor has read up to a message (conversation token)',
+    description:
+      'Moves the visitor\'s read cursor to `messageId` (a message of this conversation): every AGENT message up to it is read. ' +
+      'The cursor only moves forward (an older message answers the cursor as it stays). A move is pushed as `conversation.read` ' +
+      '(`reader` VISITOR) to the agent consoles and the visitor\'s other sockets. The widget calls it while its panel shows ' +
+      'the messages; polling the messages alone does not move this cursor. Unknown message: 404 `message_not_found`.',
+    tags: external,
+    auth: 'conversationToken',
+    params: tokenParams,
+    body: markReadBody,
+    responses: {
+      200: { description: 'The read cursor that was set.', schema: readReplySchema },
+      400: 'Malformed `messageId`.',
+      404: '`conversation_not_found` or `message_not_found`.',
+    },
+    handle: async ({ deps, params, body }) => ({ body: await markVisitorRead(deps, params.token, body.messageId) }),
+  }),
 
   // -------------------------------------------------------------------------------------------
   // Admin: plugin settings
@@ -203,7 +227,8 @@ export const liveChatRoutes: RouteDef[] = [
     summary: 'Conversations, newest activity first',
     description:
       'Optional `status` (OPEN or CLOSED) and `q` (1-200 chars: a case-insensitive part of the visitor\'s name or e-mail, taken ' +
-      'literally). Each item carries the visitor identity (`verified` true only for a verified ' +
+      'literally), `assignee` (`me`, `none` or a user id). Each item carries the `assignee` (null when unassigned), the read cursors ' +
+      '`readByVisitor` / `readByTeam`, the visitor identity (`verified` true only for a verified ' +
       '`identityToken`), `unreadCount` (visitor messages the team has not fetched yet) and `lastMessage`. Paginated with ' +
       '`page` and `limit` (default 50, at most 100).',
     tags: admin,
@@ -211,7 +236,7 @@ export const liveChatRoutes: RouteDef[] = [
     params: workspaceIdParams,
     query: listConversationsQuery,
     responses: { 200: { description: 'A page of conversations.', schema: conversationListSchema } },
-    handle: async ({ deps, workspace, query }) => ({ body: await listConversations(deps, workspace.id, query) }),
+    handle: async ({ deps, workspace, user, query }) => ({ body: await listConversations(deps, workspace.id, query, user.id) }),
   }),
   route({
     method: 'get',
@@ -227,7 +252,9 @@ export const liveChatRoutes: RouteDef[] = [
     method: 'get',
     path: '/admin/workspaces/:wid/conversations/:cid/messages',
     summary: "A conversation's messages",
-    description: `Same cursor as the visitor's poll. ${CURSOR_RULE} Fetching marks the returned visitor messages read (unread count).`,
+    description:
+      `Same cursor as the visitor's poll. ${CURSOR_RULE} Fetching marks the returned visitor messages read (unread count) and ` +
+      "moves the team's read cursor to the newest of them (pushed as `conversation.read`, `reader` AGENT).",
     tags: admin,
     auth: 'member',
     params: conversationParams,
@@ -256,6 +283,43 @@ export const liveChatRoutes: RouteDef[] = [
       status: 201,
       body: await postAgentMessage(deps, workspace.id, params.cid, user.id, body.body),
     }),
+  }),
+  route({
+    method: 'post',
+    path: '/admin/workspaces/:wid/conversations/:cid/read',
+    summary: 'The team has read up to a message',
+    description:
+      "Moves the team's read cursor to `messageId` (a message of this conversation): every VISITOR message up to it is read " +
+      '(unread count). Forward only; a move is pushed as `conversation.read` (`reader` AGENT) to the visitor and the consoles.',
+    tags: admin,
+    auth: 'member',
+    params: conversationParams,
+    body: markReadBody,
+    responses: {
+      200: { description: 'The read cursor that was set.', schema: readReplySchema },
+      400: 'Malformed `messageId`.',
+      404: '`conversation_not_found` or `message_not_found`.',
+    },
+    handle: async ({ deps, workspace, params, body }) => ({ body: await markTeamRead(deps, workspace.id, params.cid, body.messageId) }),
+  }),
+  route({
+    method: 'post',
+    path: '/admin/workspaces/:wid/conversations/:cid/assign',
+    summary: 'Assign a conversation to a member (or unassign)',
+    description:
+      '`userId`: a member of the workspace (any role, oneself included), or null to unassign. Idempotent. Pushed to the consoles ' +
+      'as `conversation.assigned` `{conversationId, assignee: {userId, name} | null}`. A user who is not a member: 400 ' +
+      '`assignee_not_member`. Filter the inbox with `assignee=me`.',
+    tags: admin,
+    auth: 'member',
+    params: conversationParams,
+    body: assignBody,
+    responses: {
+      200: { description: 'The conversation.', schema: adminConversationSchema },
+      400: 'Malformed `userId`, or not a member (`assignee_not_member`).',
+      404: '`conversation_not_found`.',
+    },
+    handle: async ({ deps, workspace, params, body }) => ({ body: await assignConversation(deps, workspace.id, params.cid, body.userId) }),
   }),
   route({
     method: 'post',

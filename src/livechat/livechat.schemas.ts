@@ -162,6 +162,10 @@ export const conversationParams = z.object({ wid: z.string(), cid: z.string() })
 export const listConversationsQuery = z.object({
   status: z.enum(['OPEN', 'CLOSED']).optional(),
   q: z.string().trim().min(1).max(200).optional().describe("Case-insensitive part of the visitor's name or e-mail, matched literally."),
+  assignee: z
+    .union([z.enum(['me', 'none']), z.string().regex(/^[0-9a-f]{24}$/, 'must be `me`, `none` or a user id')])
+    .optional()
+    .describe('`me`: assigned to the asking member; `none`: unassigned; a user id: assigned to that member.'),
   page: z.coerce.number().int().positive().default(1),
   limit: z.coerce.number().int().positive().max(100).default(50),
 });
@@ -197,10 +201,43 @@ export const adminConversationSchema = z
     lastActivityAt: z.string(),
     closedAt: z.string().nullable(),
     createdAt: z.string(),
+    assignee: z.object({ userId: z.string(), name: z.string() }).nullable().describe('The member the conversation is assigned to.'),
+    readByVisitor: z
+      .object({ messageId: z.string(), createdAt: z.string() })
+      .nullable()
+      .describe('The newest message the visitor has read (every team message up to it is read).'),
+    readByTeam: z
+      .object({ messageId: z.string(), createdAt: z.string() })
+      .nullable()
+      .describe('The newest message the team has read (every visitor message up to it is read).'),
   })
   .meta({ id: 'AdminConversation' });
 
 export const conversationListSchema = z.object({
   items: z.array(adminConversationSchema),
   pageInfo: pageInfoSchema,
+});
+
+// ---------------------------------------------------------------------------------------------
+// Sockets, assignment and read status
+// ---------------------------------------------------------------------------------------------
+
+const objectId = z.string().regex(/^[0-9a-f]{24}$/, 'must be an id (24 hex characters)');
+
+/** `typing` from a client socket; anything else is ignored. */
+export const typingInput = z.object({ typing: z.boolean(), conversationId: objectId.optional() });
+
+export const assignBody = z.object({
+  userId: objectId.nullable().describe('The member to assign the conversation to; null unassigns.'),
+});
+
+export const markReadBody = z.object({
+  messageId: objectId.describe("The newest message of the other side that was read; every earlier one counts as read too."),
+});
+
+export const readReplySchema = z.object({
+  conversationId: z.string(),
+  reader: z.enum(['VISITOR', 'AGENT']),
+  messageId: z.string(),
+  createdAt: z.string(),
 });

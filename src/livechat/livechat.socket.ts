@@ -7,12 +7,18 @@ import {
   NAMESPACES,
   rooms,
   type AgentServerEvents,
+  type AssignmentChanged,
   type ChatMessage,
   type ClientEvents,
   type ConversationStatus,
+  type ReadChanged,
+  type TypingChanged,
   type WidgetServerEvents,
 } from '../realtime/events.js';
 import { rememberedByToken } from './conversation-memo.service.js';
+import { conversationStore } from './conversations.model.js';
+import { typingInput } from './livechat.schemas.js';
+import { agentTyping, newTypingMemo, visitorTyping } from './typing.service.js';
 
 type WidgetNamespace = Namespace<ClientEvents, WidgetServerEvents>;
 type AgentNamespace = Namespace<ClientEvents, AgentServerEvents>;
@@ -64,6 +70,7 @@ export function registerLiveChatSockets(deps: Deps): void {
       if (!session) throw fail('invalid_session');
       const { workspace } = await accessWorkspace(deps, session.user, workspaceId, 'agent');
       socket.data.userId = session.user.id;
+      socket.data.userName = session.user.name;
       socket.data.sessionId = session.sessionId;
       socket.data.sessionExpiresAt = session.expiresAt.getTime();
       socket.data.workspaceId = workspace.id;
@@ -77,11 +84,39 @@ export function registerLiveChatSockets(deps: Deps): void {
     );
   });
 
-  widgetNs(deps).on('connection', (socket) => void socket.join(rooms.conversation(socket.data.conversationId as string)));
+  widgetNs(deps).on('connection', (socket) => {
+    const conversationId = socket.data.conversationId as string;
+    const workspaceId = socket.data.workspaceId as string;
+    void socket.join(rooms.conversation(conversationId));
+    // The team's read cursor as it stands, so a reloaded widget shows "seen" without a request.
+    // Read after the connection (the handshake only checks the token, from memory).
+    conversationStore(deps.db)
+      .byId(workspaceId, conversationId)
+      .then((conversation) => {
+        const read = conversation?.readByTeam;
+        if (read) socket.emit('conversation.read', { conversationId, reader: 'AGENT', messageId: read.messageId, createdAt: read.createdAt.toISOString() });
+      })
+      .catch((error: unknown) => deps.logger.error({ err: error, workspaceId, conversationId }, 'live chat: read cursor not sent'));
+    const memo = newTypingMemo();
+    socket.on('typing', (payload) => {
+      const input = typingInput.safeParse(payload);
+      if (!input.success) return;
+      visitorTyping(deps, { workspaceId, conversationId }, input.data.typing, memo);
+    });
+  });
   const watchExpiry = sessionExpiryWatch(deps);
   agentNs(deps).on('connection', (socket) => {
     void socket.join([rooms.workspaceAgents(socket.data.workspaceId as string), rooms.session(socket.data.sessionId as string)]);
     watchExpiry(socket);
+    const memo = newTypingMemo();
+    const agent = { workspaceId: socket.data.workspaceId as string, userId: socket.data.userId as string, name: socket.data.userName as string };
+    socket.on('typing', (payload) => {
+      const input = typingInput.safeParse(payload);
+      if (!input.success || !input.data.conversationId) return;
+      agentTyping(deps, agent, input.data.conversationId, input.data.typing, memo).catch((error: unknown) =>
+        deps.logger.warn({ err: error, workspaceId: agent.workspaceId }, 'live chat: agent typing not relayed'),
+      );
+    });
     // A logout between the handshake's check and the join above reached an empty room: check once more.
     void liveSession(deps, socket.handshake.auth.token as string).then(
       (session) => void (session ? undefined : socket.disconnect(true)),
@@ -118,8 +153,15 @@ function sessionExpiryWatch(deps: Deps): (socket: Socket) => void {
  * answer is what this node knows (logged), so the widget config never hangs or fails.
  */
 export async function agentsOnline(deps: Deps, workspaceId: string): Promise<boolean> {
-  const ns = agentNs(deps);
-  const room = rooms.workspaceAgents(workspaceId);
+  return anyoneIn(deps, agentNs(deps), rooms.workspaceAgents(workspaceId), { workspaceId });
+}
+
+/** True while the visitor holds a widget socket of the conversation on any node (same fallbacks as `agentsOnline`). */
+export async function visitorConnected(deps: Deps, conversationId: string): Promise<boolean> {
+  return anyoneIn(deps, widgetNs(deps), rooms.conversation(conversationId), { conversationId });
+}
+
+async function anyoneIn(deps: Deps, ns: WidgetNamespace | AgentNamespace, room: string, context: Record<string, string>): Promise<boolean> {
   if ((ns.adapter.rooms.get(room)?.size ?? 0) > 0) return true;
   if (!deps.redis) return false;
   let timer: NodeJS.Timeout | undefined;
@@ -132,7 +174,7 @@ export async function agentsOnline(deps: Deps, workspaceId: string): Promise<boo
     ]);
     return sockets.length > 0;
   } catch (error) {
-    deps.logger.warn({ err: error, workspaceId }, 'cross-node presence unavailable; answering from this node');
+    deps.logger.warn({ err: error, ...context }, 'cross-node presence unavailable; answering from this node');
     return false;
   } finally {
     clearTimeout(timer);
@@ -141,11 +183,26 @@ export async function agentsOnline(deps: Deps, workspaceId: string): Promise<boo
 
 /** Pushes go through the adapter: with Redis they reach the sockets of every node. */
 export const push = {
-  /** A message to the workspace's agent consoles; AGENT messages also to the visitor's sockets. */
-  message(deps: Deps, workspaceId: string, conversationId: string, message: ChatMessage): void {
-    const payload = { conversationId, message };
-    if (message.sender === 'AGENT') widgetNs(deps).to(rooms.conversation(conversationId)).emit('message.created', payload);
+  /**
+   * A message to the workspace's agent consoles and to every socket of the visitor: the visitor's own
+   * messages reach their other tabs and devices (the sending tab drops the copy by id).
+   */
+  message(deps: Deps, workspaceId: string, conversationId: string, message: ChatMessage, agentName?: string): void {
+    const payload = agentName ? { conversationId, message, agentName } : { conversationId, message };
+    widgetNs(deps).to(rooms.conversation(conversationId)).emit('message.created', payload);
     agentNs(deps).to(rooms.workspaceAgents(workspaceId)).emit('message.created', payload);
+  },
+  /** Visitor typing goes to the team; agent typing to the visitor and to the other agents. */
+  typing(deps: Deps, workspaceId: string, payload: TypingChanged): void {
+    if (payload.sender === 'AGENT') widgetNs(deps).to(rooms.conversation(payload.conversationId)).emit('typing.changed', payload);
+    agentNs(deps).to(rooms.workspaceAgents(workspaceId)).emit('typing.changed', payload);
+  },
+  read(deps: Deps, workspaceId: string, payload: ReadChanged): void {
+    widgetNs(deps).to(rooms.conversation(payload.conversationId)).emit('conversation.read', payload);
+    agentNs(deps).to(rooms.workspaceAgents(workspaceId)).emit('conversation.read', payload);
+  },
+  assigned(deps: Deps, workspaceId: string, payload: AssignmentChanged): void {
+    agentNs(deps).to(rooms.workspaceAgents(workspaceId)).emit('conversation.assigned', payload);
   },
   status(deps: Deps, workspaceId: string, conversationId: string, status: ConversationStatus): void {
     const payload = { conversationId, status };

@@ -98,6 +98,17 @@ export function messageStore(db: Connection) {
       const docs = await scope.find(workspaceId, filter, { sort: { createdAt: 1 }, limit });
       return docs.map(toMessage);
     },
+    /** One message of the conversation, or null (unknown, or of another conversation). */
+    async byId(workspaceId: string, conversationId: string, messageId: string): Promise<(ChatMessage & { authorUserId: string | null }) | null> {
+      const doc = await scope.byId(workspaceId, messageId);
+      if (!doc || !doc.conversationId.equals(oid(conversationId))) return null;
+      return { ...toMessage(doc), authorUserId: doc.authorUserId?.toHexString() ?? null };
+    },
+    /** A side's messages newer than `afterMs` that the other side has not read, oldest first. */
+    async unreadOf(workspaceId: string, conversationId: string, sender: Sender, afterMs: number, limit: number): Promise<(ChatMessage & { authorUserId: string | null })[]> {
+      const docs = await scope.find(workspaceId, { conversationId: oid(conversationId), sender, readAt: null, createdAt: { $gt: new Date(afterMs) } }, { sort: { createdAt: 1 }, limit });
+      return docs.map((doc) => ({ ...toMessage(doc), authorUserId: doc.authorUserId?.toHexString() ?? null }));
+    },
     /** Marks the given side's messages up to `upTo` as read. */
     async markRead(workspaceId: string, conversationId: string, sender: Sender, upTo: Date, now: Date): Promise<void> {
       await model.updateMany(ofConversation(workspaceId, conversationId, { sender, readAt: null, createdAt: { $lte: upTo } }), { $set: { readAt: now } });

@@ -8,6 +8,8 @@ import type { VisitorMessageBody } from './livechat.schemas.js';
 import { noteNewest, rememberedByToken, rememberedOf, type RememberedConversation } from './conversation-memo.service.js';
 import { push } from './livechat.socket.js';
 import { publishVisitorMessage } from './events.service.js';
+import { afterMessage } from './followup.service.js';
+import { agentDisplayName, teamReadFetched } from './read.service.js';
 
 /** Flood guard: more than this many visitor messages per conversation per minute are refused (`flood_limited`). */
 export const FLOOD_LIMIT = 20;
@@ -53,7 +55,7 @@ function queued<T>(key: string, work: () => Promise<T>): Promise<T> {
   return next;
 }
 
-type Draft = { sender: Sender; body: string; authorUserId: string | null };
+type Draft = { sender: Sender; body: string; authorUserId: string | null; authorName?: string };
 
 /**
  * Appends a message right after the conversation's newest one: seq = newest + 1 and createdAt = the later
@@ -71,7 +73,7 @@ type Draft = { sender: Sender; body: string; authorUserId: string | null };
 async function appendMessage(deps: Deps, conversation: RememberedConversation, input: Draft, fills: VisitorFills = {}): Promise<ChatMessage> {
   const { workspaceId, id } = conversation;
   const { message, seq } = await queued(id, () => insertNext(deps, conversation, input));
-  push.message(deps, workspaceId, id, message);
+  push.message(deps, workspaceId, id, message, input.authorName);
   const record = () => queued(`summary:${id}`, () => conversationStore(deps.db).recordMessage(workspaceId, id, message, seq, fills));
   await record().catch((error: unknown) => retrySummary(deps, record, { workspaceId, conversationId: id }, error));
   return message;
@@ -139,6 +141,7 @@ export async function postVisitorMessage(deps: Deps, token: string, input: Visit
   // written with the summary, after the push.
   const message = await appendMessage(deps, conversation, { sender: 'VISITOR', body, authorUserId: null }, { visitorName: input.visitorName, visitorEmail: input.visitorEmail });
   await publishVisitorMessage(deps, conversation, message);
+  afterMessage(deps, conversation, message);
   return message;
 }
 
@@ -153,12 +156,17 @@ export async function visitorMessages(deps: Deps, token: string, after: string |
 
 /** The team's read: newer messages oldest first; fetching marks the visitor's messages read. */
 export async function agentMessages(deps: Deps, workspaceId: string, conversationId: string, after: string | undefined) {
-  return readMessages(deps, await rememberedOf(deps, workspaceId, conversationId), after, 'VISITOR');
+  const conversation = await rememberedOf(deps, workspaceId, conversationId);
+  const reply = await readMessages(deps, conversation, after, 'VISITOR');
+  await teamReadFetched(deps, conversation, reply.messages);
+  return reply;
 }
 
 /** An AGENT reply: stored, then pushed at once to the visitor's sockets and the agent consoles. */
 export async function postAgentMessage(deps: Deps, workspaceId: string, conversationId: string, userId: string, rawBody: string): Promise<ChatMessage> {
-  const conversation = await rememberedOf(deps, workspaceId, conversationId);
+  const [conversation, authorName] = await Promise.all([rememberedOf(deps, workspaceId, conversationId), agentDisplayName(deps, userId)]);
   if (conversation.status !== 'OPEN') throw closedError();
-  return appendMessage(deps, conversation, { sender: 'AGENT', body: checkedBody(rawBody), authorUserId: userId });
+  const message = await appendMessage(deps, conversation, { sender: 'AGENT', body: checkedBody(rawBody), authorUserId: userId, authorName });
+  afterMessage(deps, conversation, message);
+  return message;
 }

@@ -14,6 +14,42 @@ export interface ChatMessage {
 export interface MessageCreated {
   conversationId: string;
   message: ChatMessage;
+  /** Display name of the team member who wrote an AGENT message (absent for visitor messages and unknown authors). */
+  agentName?: string;
+}
+
+/** Someone is typing (`typing: true`, repeated at most every few seconds while it lasts) or stopped. Never stored. */
+export interface TypingChanged {
+  conversationId: string;
+  sender: 'VISITOR' | 'AGENT';
+  typing: boolean;
+  /** Who types, for AGENT typing: the member's display name. */
+  agentName?: string;
+  userId?: string;
+}
+
+/** A side's read cursor moved: `reader` has read every message of the other side up to `messageId` / `createdAt`. */
+export interface ReadChanged {
+  conversationId: string;
+  reader: 'VISITOR' | 'AGENT';
+  messageId: string;
+  createdAt: string;
+}
+
+export interface Assignee {
+  userId: string;
+  name: string;
+}
+
+export interface AssignmentChanged {
+  conversationId: string;
+  assignee: Assignee | null;
+}
+
+/** What a client sends while typing: the widget's conversation is its socket's; an agent names it. */
+export interface TypingInput {
+  typing: boolean;
+  conversationId?: string;
 }
 
 export interface ConversationUpdated {
@@ -37,16 +73,22 @@ export interface AgentHandshake {
 export interface WidgetServerEvents {
   'message.created': (payload: MessageCreated) => void;
   'conversation.updated': (payload: ConversationUpdated) => void;
+  'typing.changed': (payload: TypingChanged) => void;
+  'conversation.read': (payload: ReadChanged) => void;
 }
 
 export interface AgentServerEvents {
   'conversation.created': (payload: { conversationId: string }) => void;
   'conversation.updated': (payload: ConversationUpdated) => void;
   'message.created': (payload: MessageCreated) => void;
+  'typing.changed': (payload: TypingChanged) => void;
+  'conversation.read': (payload: ReadChanged) => void;
+  'conversation.assigned': (payload: AssignmentChanged) => void;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface ClientEvents {}
+export interface ClientEvents {
+  typing: (payload: TypingInput) => void;
+}
 
 /** Room names come from here only. */
 export const rooms = {

@@ -86,6 +86,8 @@ export const ERRORS = {
   conversation_not_found: { status: 404, message: 'No such conversation.' },
   conversation_closed: { status: 409, message: 'The team closed this conversation; start a new one.' },
   flood_limited: { status: 409, message: 'Too many messages per minute in this conversation; wait a moment.' },
+  message_not_found: { status: 404, message: 'No such message in this conversation.' },
+  assignee_not_member: { status: 400, message: 'The assignee must be a member of this workspace.' },
   conversation_busy: { status: 503, message: 'The conversation is busy; retry shortly.' },
   flood_guard_unavailable: { status: 503, message: 'Messages cannot be counted against the flood limit right now; retry shortly.' },
 

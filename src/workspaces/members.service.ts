@@ -42,3 +42,10 @@ export async function memberEmails(deps: Deps, workspaceId: string, role: Role):
   const users = await Promise.all(members.filter((member) => member.role === role).map((member) => findUser(deps, member.userId)));
   return users.flatMap((user) => (user ? [user.email] : []));
 }
+
+/** Whether the user may work in the workspace: a member of it (any role) or an operator. */
+export async function canWorkIn(deps: Deps, workspaceId: string, userId: string): Promise<boolean> {
+  const user = await findUser(deps, userId);
+  if (!user) return false;
+  return user.isOperator || (await membershipStore(deps.db).role(workspaceId, userId)) !== null;
+}

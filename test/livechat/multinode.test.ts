@@ -29,7 +29,7 @@ describe('two nodes sharing Redis', () => {
       const reply = await request(b.url, `/admin/workspaces/${ws.id}/conversations/${start.body.conversationId}/messages`, { token: ws.token, body: { body: 'from B' } });
       expect(reply.status).toBe(201);
       await eventually(() => seen.length === 1, 3_000, 5);
-      expect(seen[0]).toEqual({ conversationId: start.body.conversationId, message: reply.body });
+      expect(seen[0]).toEqual({ conversationId: start.body.conversationId, message: reply.body, agentName: expect.any(String) });
       // A visitor message posted on B reaches the console held by A.
       await request(b.url, `/external/live-chat/conversations/${start.body.conversationToken}/messages`, { body: { body: 'thanks' } });
       await eventually(() => agentSeen.some((event) => event.message.body === 'thanks'), 3_000, 5);

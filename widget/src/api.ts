@@ -50,6 +50,8 @@ export interface Api {
   start(body: StartBody): Promise<StartResult>;
   send(token: string, body: string, visitorEmail?: string): Promise<ChatMessage>;
   messages(token: string, after?: string): Promise<MessagesPage>;
+  /** The visitor has read the team's messages up to `messageId`. */
+  read(token: string, messageId: string): Promise<unknown>;
 }
 
 export function createApi(base: string, publishableKey: string): Api {
@@ -85,5 +87,6 @@ export function createApi(base: string, publishableKey: string): Api {
     start: (body) => call('/external/live-chat/conversations', json(body, { 'X-Publishable-Key': publishableKey })),
     send: (token, body, visitorEmail) => call(conv(token), json(visitorEmail ? { body, visitorEmail } : { body })),
     messages: (token, after) => call(conv(token) + (after ? `?after=${encodeURIComponent(after)}` : '')),
+    read: (token, messageId) => call(conv(token).replace(/messages$/, 'read'), json({ messageId })),
   };
 }

@@ -45,8 +45,10 @@ function socketConnector(base: string, reconnectMaxMs = 15_000): (token: string,
     });
     socket.on('connect_error', handlers.disconnected);
     socket.on('message.created', (payload) => {
-      if (payload && payload.message) handlers.message(payload.message);
+      if (payload && payload.message) handlers.message(payload.message, typeof payload.agentName === 'string' ? payload.agentName : undefined);
     });
+    socket.on('typing.changed', (payload) => void (payload && handlers.typing?.(payload)));
+    socket.on('conversation.read', (payload) => void (payload && handlers.read?.(payload)));
     socket.on('conversation.updated', (payload) => {
       if (payload && payload.status) handlers.status(payload.status);
     });
@@ -56,6 +58,7 @@ function socketConnector(base: string, reconnectMaxMs = 15_000): (token: string,
         closed = true;
         socket.disconnect();
       },
+      typing: (on) => void (socket.connected && socket.emit('typing', { typing: on })),
     };
   };
 }

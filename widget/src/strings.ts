@@ -28,6 +28,9 @@ export interface Strings {
   emailHint: string;
   emailInvalid: string;
   offlineSent: string;
+  /** `{name}` is the agent's display name (or the `agent` word). */
+  typing: string;
+  seen: string;
 }
 
 const en: Strings = {
@@ -55,6 +58,8 @@ const en: Strings = {
   emailHint: 'We are away right now. Leave your e-mail and we will answer there.',
   emailInvalid: 'Please enter a valid e-mail address, or leave the field empty.',
   offlineSent: 'Thanks! We will get back to you as soon as we can.',
+  typing: '{name} is typing…',
+  seen: 'Seen',
 };
 
 const de: Strings = {
@@ -82,6 +87,8 @@ const de: Strings = {
   emailHint: 'Wir sind gerade nicht da. Hinterlassen Sie Ihre E-Mail-Adresse, dann antworten wir dorthin.',
   emailInvalid: 'Bitte geben Sie eine gültige E-Mail-Adresse ein oder lassen Sie das Feld leer.',
   offlineSent: 'Danke! Wir melden uns so bald wie möglich.',
+  typing: '{name} schreibt…',
+  seen: 'Gelesen',
 };
 
 const fr: Strings = {
@@ -109,6 +116,8 @@ const fr: Strings = {
   emailHint: 'Nous sommes absents pour le moment. Laissez votre e-mail et nous vous répondrons par ce biais.',
   emailInvalid: 'Saisissez une adresse e-mail valide, ou laissez le champ vide.',
   offlineSent: 'Merci ! Nous revenons vers vous dès que possible.',
+  typing: '{name} écrit…',
+  seen: 'Lu',
 };
 
 const es: Strings = {
@@ -136,6 +145,8 @@ const es: Strings = {
   emailHint: 'Ahora no estamos. Déjanos tu correo y te responderemos allí.',
   emailInvalid: 'Introduce un correo electrónico válido o deja el campo vacío.',
   offlineSent: '¡Gracias! Te responderemos lo antes posible.',
+  typing: '{name} está escribiendo…',
+  seen: 'Leído',
 };
 
 const TABLES: Record<string, Strings> = { en, de, fr, es };

@@ -1,4 +1,4 @@
-import type { ChatMessage, ConversationStatus } from '../../src/realtime/events.js';
+import type { ChatMessage, ConversationStatus, ReadChanged, TypingChanged } from '../../src/realtime/events.js';
 
 /**
  * The widget's message transport, free of DOM and Socket.IO so it can be unit-tested in Node.
@@ -18,12 +18,16 @@ export interface MessagesPage {
 export interface SocketHandlers {
   connected(): void;
   disconnected(): void;
-  message(message: ChatMessage): void;
+  message(message: ChatMessage, agentName?: string): void;
   status(status: ConversationStatus | string): void;
+  typing?(payload: TypingChanged): void;
+  read?(payload: ReadChanged): void;
 }
 
 export interface SocketHandle {
   close(): void;
+  /** Tells the team the visitor is typing (or stopped); dropped while disconnected. */
+  typing?(on: boolean): void;
 }
 
 export type Schedule = (fn: () => void, ms: number) => () => void;
@@ -38,6 +42,10 @@ export interface TransportOptions {
   /** New messages only, oldest first. */
   onMessages(messages: ChatMessage[]): void;
   onStatus(status: string): void;
+  /** Live extras of the socket (never fetched): who wrote an AGENT message, typing, the team's read cursor. */
+  onAgentName?(messageId: string, name: string): void;
+  onTyping?(payload: TypingChanged): void;
+  onRead?(payload: ReadChanged): void;
   /** The token no longer names a conversation (404): the widget forgets it. */
   onGone?(): void;
   onMode?(mode: TransportMode): void;
@@ -187,8 +195,14 @@ export class Transport {
       this.socket = this.options.connectSocket(this.options.token, {
         connected: guard(() => this.onSocketConnected()),
         disconnected: guard(() => this.onSocketLost()),
-        message: (message) => guard(() => this.onPush(message))(),
+        message: (message, agentName) =>
+          guard(() => {
+            this.onPush(message);
+            if (agentName) this.options.onAgentName?.(message.id, agentName);
+          })(),
         status: (status) => guard(() => this.applyStatus(status))(),
+        typing: (payload) => guard(() => this.options.onTyping?.(payload))(),
+        read: (payload) => guard(() => this.options.onRead?.(payload))(),
       });
       this.arm(this.grace, () => {
         if (this.mode === 'connecting') this.startPolling(0);
@@ -205,6 +219,10 @@ export class Transport {
     this.cancelTimer = null;
     this.socket?.close();
     this.socket = null;
+  }
+
+  typing(on: boolean): void {
+    if (this.mode === 'live') this.socket?.typing?.(on);
   }
 
   /** The visitor just sent something: a reply is likely soon, so poll at the fastest pace again. */

@@ -28,6 +28,8 @@ header h2{font-size:16px;margin:0;flex:1;font-weight:600}
 ol{list-style:none;margin:0;padding:12px 14px;display:flex;flex-direction:column;gap:8px}
 li{max-width:80%;padding:8px 11px;border-radius:12px;white-space:pre-wrap;overflow-wrap:anywhere}
 li.VISITOR{align-self:flex-end;background:var(--hearth-primary,#2d5be3);color:var(--hearth-primary-text,#fff)}
+.typing{margin:0 12px 4px;font-size:12px;color:#545b66;min-height:16px}
+li .who{display:block;font-size:12px;font-weight:600}li[data-seen]::after{content:attr(data-seen);display:block;font-size:12px;text-align:right}
 li.AGENT{align-self:flex-start;background:var(--hearth-agent-background,#eceff5);color:var(--hearth-text,#1d2330)}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .notice{margin:0 14px 8px;padding:8px 10px;border-radius:8px;background:#fdf2e9;color:#6b3200;font-size:13px}
@@ -60,6 +62,8 @@ export interface UiCallbacks {
   /** `email`: what the visitor typed in the offline e-mail field (already checked), else undefined. */
   onSend(text: string, email?: string): Promise<boolean>;
   onRestart(): void;
+  /** The visitor typed in the message field. */
+  onTyping?(): void;
 }
 
 const MAX_BODY = 2000;
@@ -96,8 +100,12 @@ export class ChatUi {
   private readonly form: HTMLFormElement;
   private readonly input: HTMLTextAreaElement;
   private readonly sendButton: HTMLButtonElement;
+  private readonly typingLine: HTMLElement;
+  private typingTimer: ReturnType<typeof setTimeout> | undefined;
   private opened = false;
   private unread = 0;
+  /** AGENT messages up to this `createdAt` were seen here: they never count as unread again (reload). */
+  readUpTo = '';
   private sending = false;
 
   constructor(
@@ -129,6 +137,7 @@ export class ChatUi {
     this.logBox = el(doc, 'div', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-relevant': 'additions', 'aria-label': strings.messages });
     this.list = el(doc, 'ol');
     this.logBox.append(this.list);
+    this.typingLine = el(doc, 'p', { class: 'typing', 'aria-live': 'polite' });
     this.notice = el(doc, 'p', { class: 'notice', role: 'alert', hidden: '' });
     this.restart = el(doc, 'button', { class: 'restart', type: 'button', hidden: '' }, strings.restart);
     this.restart.addEventListener('click', () => this.callbacks.onRestart());
@@ -147,13 +156,14 @@ export class ChatUi {
       event.preventDefault();
       void this.submit();
     });
+    this.input.addEventListener('input', () => this.callbacks.onTyping?.());
     this.input.addEventListener('keydown', (event) => {
       if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
         event.preventDefault();
         void this.submit();
       }
     });
-    this.panel.append(header, this.intro, this.logBox, this.notice, this.restart, this.emailBox, this.form);
+    this.panel.append(header, this.intro, this.logBox, this.typingLine, this.notice, this.restart, this.emailBox, this.form);
     this.panel.addEventListener('keydown', (event) => {
       if (event.key === 'Escape') {
         event.stopPropagation();
@@ -249,10 +259,45 @@ export class ChatUi {
         return compareMessages(message, { id: other.dataset.id ?? '', createdAt: other.dataset.createdAt ?? '', sender: 'AGENT', body: '' }) < 0;
       });
       this.list.insertBefore(item, next ?? null);
-      if (message.sender === 'AGENT') incoming += 1;
+      if (message.sender === 'AGENT') {
+        if (message.createdAt > this.readUpTo) incoming += 1;
+        this.showTyping(null);
+      }
     }
     if (!this.opened && incoming) this.setUnread(this.unread + incoming);
     this.scrollToEnd();
+  }
+
+  /** "{name} is typing…" until `null`, or until `hideAfterMs` passes without a repeat. */
+  showTyping(name: string | null, hideAfterMs = 6_000): void {
+    clearTimeout(this.typingTimer);
+    this.typingLine.textContent = name === null ? '' : this.strings.typing.replace('{name}', name || this.strings.agent);
+    if (name !== null) this.typingTimer = setTimeout(() => this.showTyping(null), hideAfterMs);
+  }
+
+  /** Shows who of the team wrote a message (the name arrives with the live push). */
+  labelAgent(messageId: string, name: string): void {
+    const item = this.item(messageId);
+    if (!item || item.dataset.sender !== 'AGENT' || item.querySelector('.who')) return;
+    item.insertBefore(el(this.doc, 'span', { class: 'who' }, name), item.childNodes[1] ?? null);
+  }
+
+  /** "Seen" under the newest of the visitor's messages the team has read. */
+  setSeen(createdAt: string): void {
+    this.list.querySelector('[data-seen]')?.removeAttribute('data-seen');
+    const seen = [...this.list.querySelectorAll<HTMLElement>('li[data-sender="VISITOR"]')].filter((li) => (li.dataset.createdAt ?? '') <= createdAt).pop();
+    // Shown by CSS (::after), so the message's own text stays the item's last node.
+    seen?.setAttribute('data-seen', this.strings.seen);
+  }
+
+  /** The newest AGENT message shown, for read marks. */
+  newestAgent(): { id: string; createdAt: string } | null {
+    const last = [...this.list.querySelectorAll<HTMLElement>('li[data-sender="AGENT"]')].pop();
+    return last ? { id: last.dataset.id ?? '', createdAt: last.dataset.createdAt ?? '' } : null;
+  }
+
+  private item(messageId: string): HTMLElement | null {
+    return this.list.querySelector(`li[data-id="${CSS_escape(messageId)}"]`);
   }
 
   clearMessages(): void {

@@ -21,7 +21,13 @@ export interface WidgetOptions {
 interface Saved {
   token: string;
   externalId?: string;
+  /** `createdAt` of the newest team message seen on this browser: no unread badge for it after a reload. */
+  readUpTo?: string;
 }
+
+/** Typing: a start is sent at most this often while the visitor types; a stop after this long idle. */
+const TYPING_REPEAT_MS = 2_000;
+const TYPING_IDLE_MS = 3_000;
 
 function randomId(): string {
   const c = globalThis.crypto;
@@ -47,6 +53,10 @@ export class HearthWidget {
   private ready: Promise<void> | null = null;
   /** The visitor's other tabs on this origin: a message sent here is shown there at once, de-duplicated by id. */
   private readonly siblings: BroadcastChannel | null;
+  private typingSentAt = 0;
+  private typingStop: ReturnType<typeof setTimeout> | undefined;
+  /** The team's read cursor (`createdAt`), re-applied as messages arrive. */
+  private teamRead = '';
 
   constructor(private readonly options: WidgetOptions) {
     this.api = createApi(options.base, options.publishableKey);
@@ -103,8 +113,11 @@ export class HearthWidget {
       onOpen: () => this.onOpen(),
       onSend: (text, email) => this.send(text, email),
       onRestart: () => this.restart(),
+      onTyping: () => this.onTyping(),
     }, this.text);
     this.ui = ui;
+    ui.readUpTo = this.saved?.readUpTo ?? '';
+    document.addEventListener('visibilitychange', () => this.markRead());
     ui.applyTheme(this.config.theme);
     this.showIntro();
     if (this.saved) await this.resume(this.saved.token);
@@ -125,7 +138,7 @@ export class HearthWidget {
   private async resume(token: string): Promise<void> {
     try {
       const page = await fetchAllMessages((t, after) => this.api.messages(t, after), token, undefined);
-      this.ui?.addMessages(page.messages ?? []);
+      this.show(page.messages ?? []);
       if (page.status === 'CLOSED') {
         this.markClosed();
         return;
@@ -138,6 +151,7 @@ export class HearthWidget {
   }
 
   private onOpen(): void {
+    this.markRead();
     // A verified visitor without a token on this browser may have a thread from another device.
     if (!this.saved && this.visitor?.identityToken) void this.ensureConversation().catch(() => undefined);
   }
@@ -172,7 +186,16 @@ export class HearthWidget {
       token,
       fetchMessages: (t, after) => this.api.messages(t, after),
       connectSocket: this.options.connectSocket,
-      onMessages: (messages) => this.ui?.addMessages(messages),
+      onMessages: (messages) => this.show(messages),
+      onAgentName: (id, name) => this.ui?.labelAgent(id, name),
+      onTyping: (event) => {
+        if (event.sender === 'AGENT') this.ui?.showTyping(event.typing ? (event.agentName ?? '') : null);
+      },
+      onRead: (event) => {
+        if (event.reader !== 'AGENT') return;
+        this.teamRead = event.createdAt;
+        this.ui?.setSeen(event.createdAt);
+      },
       onStatus: (status) => {
         if (status === 'CLOSED') this.markClosed();
       },
@@ -187,8 +210,44 @@ export class HearthWidget {
     transport.start();
   }
 
+  private show(messages: ChatMessage[]): void {
+    this.ui?.addMessages(messages);
+    if (this.teamRead) this.ui?.setSeen(this.teamRead);
+    this.markRead();
+  }
+
+  /** While the panel is open in a visible tab, the team's newest message is read: told to the server once. */
+  private markRead(): void {
+    const ui = this.ui;
+    const saved = this.saved;
+    if (!ui || !saved || !ui.isOpen || document.hidden) return;
+    const newest = ui.newestAgent();
+    if (!newest || newest.createdAt <= (saved.readUpTo ?? '')) return;
+    saved.readUpTo = ui.readUpTo = newest.createdAt;
+    this.write(this.storageKey, saved);
+    this.api.read(saved.token, newest.id).catch(() => undefined);
+  }
+
+  private onTyping(): void {
+    const now = Date.now();
+    if (now - this.typingSentAt >= TYPING_REPEAT_MS) {
+      this.typingSentAt = now;
+      this.transport?.typing(true);
+    }
+    clearTimeout(this.typingStop);
+    this.typingStop = setTimeout(() => this.stopTyping(), TYPING_IDLE_MS);
+  }
+
+  private stopTyping(): void {
+    clearTimeout(this.typingStop);
+    if (!this.typingSentAt) return;
+    this.typingSentAt = 0;
+    this.transport?.typing(false);
+  }
+
   private async send(text: string, email?: string): Promise<boolean> {
     this.ui?.showNotice(null);
+    this.stopTyping();
     try {
       await this.ensureConversation();
       const token = this.saved?.token;

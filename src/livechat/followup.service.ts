@@ -1,0 +1,104 @@
+import type { Deps } from '../deps.js';
+import type { ChatMessage } from '../realtime/events.js';
+import { queueEmail } from '../email/email.service.js';
+import { chatReplyMail, chatTeamMail } from '../email/chat.templates.js';
+import { memberEmails } from '../workspaces/members.service.js';
+import { findWorkspace } from '../workspaces/workspaces.service.js';
+import { conversationStore } from './conversations.model.js';
+import { messageStore } from './messages.model.js';
+import type { Conversation } from './conversations.service.js';
+import { agentsOnline, visitorConnected } from './livechat.socket.js';
+import { agentDisplayName } from './read.service.js';
+
+/**
+ * E-mail continuity while the other side is away, through the outbox:
+ * - a visitor writes while no team member is online: the workspace's owners and agents get "new message
+ *   while you were away" with a link to the console, at most once per conversation per interval;
+ * - the team replies to a visitor who left an e-mail and holds no widget socket: the replies they have not
+ *   read are mailed in one batch (`REPLY_MAIL_JOB`, one pending job per conversation), at most one mail
+ *   per conversation per interval, with a link back to the page the chat started on.
+ */
+export const REPLY_MAIL_JOB = 'livechat.reply-mail';
+export interface ReplyMailJobData {
+  workspaceId: string;
+  conversationId: string;
+}
+
+/** Replies in one mail at most; later ones go in the next. */
+const REPLIES_PER_MAIL = 50;
+
+const intervalMs = (deps: Deps) => deps.config.CHAT_EMAIL_INTERVAL_MINUTES * 60_000;
+const baseUrl = (deps: Deps) => (deps.config.PUBLIC_URL ?? `http://localhost:${deps.config.PORT}`).replace(/\/+$/, '');
+/** Only a web page is linked in a mail (the URL came from the visitor's browser). */
+/** What the follow-up rules need of a conversation (a remembered one will do); the rest is read fresh. */
+type ConversationRef = Pick<Conversation, 'id' | 'workspaceId'>;
+const pageLink = (url: string | null) => (url && /^https?:\/\//i.test(url) ? url : null);
+
+/** After a message is stored. Never fails the send: trouble is logged. */
+export function afterMessage(deps: Deps, conversation: ConversationRef, message: ChatMessage): void {
+  const work = message.sender === 'VISITOR' ? tellAbsentTeam(deps, conversation, message) : scheduleReplyMail(deps, conversation);
+  work.catch((error: unknown) =>
+    deps.logger.error({ err: error, workspaceId: conversation.workspaceId, conversationId: conversation.id }, 'live chat: away e-mail not queued'),
+  );
+}
+
+async function tellAbsentTeam(deps: Deps, conversation: ConversationRef, message: ChatMessage): Promise<void> {
+  const { workspaceId, id } = conversation;
+  const key = `chat-team-mail:${id}`;
+  // Cheapest first: within the interval of a mail already sent there is nothing to decide.
+  if ((await deps.counters.peek(key)) > 0 || (await agentsOnline(deps, workspaceId))) return;
+  const { count } = await deps.counters.hit(key, intervalMs(deps));
+  if (count !== 1) return;
+  const workspace = await findWorkspace(deps, workspaceId);
+  if (!workspace) return;
+  const recipients = [...new Set([...(await memberEmails(deps, workspaceId, 'owner')), ...(await memberEmails(deps, workspaceId, 'agent'))])];
+  // The visitor's name or e-mail may have come with this very message.
+  const fresh = await conversationStore(deps.db).byId(workspaceId, id);
+  if (!fresh) return;
+  const mail = chatTeamMail({
+    workspaceName: workspace.name,
+    locale: workspace.defaultLocale,
+    visitorName: fresh.visitorName,
+    visitorEmail: fresh.visitorEmail,
+    body: message.body,
+    pageUrl: fresh.pageUrl,
+    consoleUrl: `${baseUrl(deps)}/console`,
+  });
+  for (const to of recipients) await queueEmail(deps, workspaceId, { to, ...mail });
+}
+
+async function scheduleReplyMail(deps: Deps, conversation: ConversationRef): Promise<void> {
+  const fresh = await conversationStore(deps.db).byId(conversation.workspaceId, conversation.id);
+  if (!fresh?.visitorEmail || (await visitorConnected(deps, fresh.id))) return;
+  const now = deps.clock.now().getTime();
+  const due = Math.max(now + deps.config.CHAT_REPLY_MAIL_DELAY_SECONDS * 1000, (fresh.visitorMailedAt?.getTime() ?? 0) + intervalMs(deps));
+  // insertOnly: a pending mail keeps its time, so a stream of replies cannot postpone it forever.
+  const data: ReplyMailJobData = { workspaceId: fresh.workspaceId, conversationId: fresh.id };
+  await deps.jobs.enqueueUnique(REPLY_MAIL_JOB, { ...data }, 'conversationId', { at: new Date(due), insertOnly: true });
+}
+
+/**
+ * The reply mail job: the AGENT messages the visitor has neither read nor been mailed, in one mail. Nothing
+ * when the visitor is back online (they read them live) or the conversation or address is gone.
+ */
+export async function sendReplyMail(deps: Deps, data: ReplyMailJobData): Promise<void> {
+  const store = conversationStore(deps.db);
+  const conversation = await store.byId(data.workspaceId, data.conversationId);
+  if (!conversation?.visitorEmail || (await visitorConnected(deps, conversation.id))) return;
+  const replies = await messageStore(deps.db).unreadOf(conversation.workspaceId, conversation.id, 'AGENT', conversation.visitorMailedUpToMs, REPLIES_PER_MAIL);
+  if (replies.length === 0) return;
+  const workspace = await findWorkspace(deps, conversation.workspaceId);
+  if (!workspace) return;
+  const named = await Promise.all(
+    replies.map(async (reply) => ({ body: reply.body, agentName: reply.authorUserId ? ((await agentDisplayName(deps, reply.authorUserId)) ?? null) : null })),
+  );
+  const mail = chatReplyMail({
+    workspaceName: workspace.name,
+    locale: conversation.locale,
+    visitorName: conversation.visitorName,
+    replies: named,
+    pageUrl: pageLink(conversation.pageUrl),
+  });
+  await queueEmail(deps, conversation.workspaceId, { to: conversation.visitorEmail, ...mail });
+  await store.recordVisitorMail(conversation.workspaceId, conversation.id, new Date(replies.at(-1)!.createdAt).getTime(), deps.clock.now());
+}

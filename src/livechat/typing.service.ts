@@ -1,0 +1,53 @@
+import type { Deps } from '../deps.js';
+import { conversationOf } from './conversations.service.js';
+import { push } from './livechat.socket.js';
+
+/**
+ * Typing indicators: relayed over the sockets, never stored. A sender's `typing: true` is relayed at most
+ * once per `TYPING_RELAY_MS` per conversation (clients repeat it while typing goes on; the receiver hides
+ * the indicator `TYPING_SHOW_MS` after the last one, or when a message of that side arrives). A stop is
+ * relayed only after a start was, so a client cannot make the server emit more than it throttles.
+ */
+export const TYPING_RELAY_MS = 2_000;
+export const TYPING_SHOW_MS = 6_000;
+
+/** Per socket: when each conversation's last start was relayed, and the conversations checked as this workspace's. */
+export interface TypingMemo {
+  relayedAt: Map<string, number>;
+  checked: Set<string>;
+}
+
+export const newTypingMemo = (): TypingMemo => ({ relayedAt: new Map(), checked: new Set() });
+
+/** Whether this change is relayed; records a relayed start. */
+function throttled(memo: TypingMemo, conversationId: string, typing: boolean, now: number): boolean {
+  const last = memo.relayedAt.get(conversationId);
+  if (!typing) {
+    memo.relayedAt.delete(conversationId);
+    return last === undefined;
+  }
+  if (last !== undefined && now - last < TYPING_RELAY_MS) return true;
+  memo.relayedAt.set(conversationId, now);
+  return false;
+}
+
+export function visitorTyping(deps: Deps, from: { workspaceId: string; conversationId: string }, typing: boolean, memo: TypingMemo): void {
+  if (throttled(memo, from.conversationId, typing, deps.clock.now().getTime())) return;
+  push.typing(deps, from.workspaceId, { conversationId: from.conversationId, sender: 'VISITOR', typing });
+}
+
+/** An agent types in a conversation of their socket's workspace (checked once per conversation and socket). */
+export async function agentTyping(
+  deps: Deps,
+  agent: { workspaceId: string; userId: string; name: string },
+  conversationId: string,
+  typing: boolean,
+  memo: TypingMemo,
+): Promise<void> {
+  if (!memo.checked.has(conversationId)) {
+    await conversationOf(deps, agent.workspaceId, conversationId);
+    memo.checked.add(conversationId);
+  }
+  if (throttled(memo, conversationId, typing, deps.clock.now().getTime())) return;
+  push.typing(deps, agent.workspaceId, { conversationId, sender: 'AGENT', typing, agentName: agent.name, userId: agent.userId });
+}
