@@ -68,8 +68,10 @@ async function tellAbsentTeam(deps: Deps, conversation: ConversationRef, message
 }
 
 async function scheduleReplyMail(deps: Deps, conversation: ConversationRef): Promise<void> {
+  // Presence first: while the visitor is connected (the usual case) a reply costs no engine read here.
+  if (await visitorConnected(deps, conversation.id)) return;
   const fresh = await conversationStore(deps.db).byId(conversation.workspaceId, conversation.id);
-  if (!fresh?.visitorEmail || (await visitorConnected(deps, fresh.id))) return;
+  if (!fresh?.visitorEmail) return;
   const now = deps.clock.now().getTime();
   const due = Math.max(now + deps.config.CHAT_REPLY_MAIL_DELAY_SECONDS * 1000, (fresh.visitorMailedAt?.getTime() ?? 0) + intervalMs(deps));
   // insertOnly: a pending mail keeps its time, so a stream of replies cannot postpone it forever.

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createWorkspace, eventually, request, startTestNode, uniqueDbName, type WorkspaceFixture } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import type { MessageCreated } from '../../src/realtime/events.js';
-import { activateChat, record, startChat, widgetSocket } from './support.js';
+import { activateChat, agentSocket, record, startChat, widgetSocket } from './support.js';
 
 // The chat hot path (issue 13, "Chat path"): two nodes on one database and the run's Redis. A reply or a
 // visitor message resolves its credentials and conversation from memory, and the message insert is the
@@ -99,6 +99,8 @@ describe('driver commands of one chat message', () => {
     const broadcast = agentNs.adapter.broadcast;
     let beforePush: number | null = null;
     const commands: string[] = [];
+    // An agent is online (the usual case), so no "while you were away" mail is prepared in the background.
+    const agentConsole = await agentSocket(b.url, ws.token, ws.id);
     expect((await visitorPost(b, token, { body: 'warm-up' })).status).toBe(201);
     agentNs.adapter.broadcast = function (this: typeof agentNs.adapter, ...args: Parameters<typeof broadcast>) {
       beforePush ??= commands.length;
@@ -116,6 +118,7 @@ describe('driver commands of one chat message', () => {
     } finally {
       b.deps.db.getClient().off('commandStarted', listener);
       agentNs.adapter.broadcast = broadcast;
+      agentConsole.close();
     }
     expect(beforePush).not.toBeNull();
     expect(commands.slice(0, beforePush!)).toEqual(['insert livechat_messages']);
