@@ -26,6 +26,12 @@
             return h('div', null, h('h2', { className: 'hearth-visually-hidden' }, 'Operations'), h(Original, props));
           };
         },
+        // The schemas block's title is an <h4>; after the webhooks' <h2> it would skip a level.
+        Models: function (Original) {
+          return function (props) {
+            return h('div', null, h('h3', { className: 'hearth-visually-hidden' }, 'Data models'), h(Original, props));
+          };
+        },
         // The servers <select> sits in an empty <label>: name it, and make its block a named region.
         ServersContainer: function (Original) {
           return function (props) {
