@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 
 /** Headless Chromium found (or installed) by the global setup; see test/support/system-tools.ts. */
@@ -8,4 +10,24 @@ export function launchChromium(): Promise<Browser> {
     executablePath,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
   });
+}
+
+/** A customer's site on its own origin (another port), where the widget is embedded. */
+export interface CustomerSite {
+  /** The site's root URL, ending in `/`. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Serves, for every request, the HTML page `render` makes from the request's URL. */
+export async function startCustomerSite(render: (url: URL) => string): Promise<CustomerSite> {
+  const server: Server = createServer((req, res) => {
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.end(render(new URL(req.url ?? '/', 'http://site.test')));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { existsSync, mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createHmac } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from '../support/browser.js';
+import { launchChromium, startCustomerSite, type CustomerSite } from '../support/browser.js';
 import { createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { NAMESPACES, rooms, type MessageCreated } from '../../src/realtime/events.js';
@@ -28,7 +26,7 @@ const GREETING = 'Welcome to the test bakery!';
 const GERMAN_GREETING = 'Willkommen in der Testbäckerei!';
 
 let node: HearthNode;
-let site: Server;
+let site: CustomerSite | undefined;
 let siteUrl: string;
 let browser: Browser;
 let ws: WorkspaceFixture;
@@ -62,18 +60,14 @@ beforeAll(async () => {
   });
   if (activated.status !== 200) throw new Error(`live chat activation failed: ${activated.status} ${activated.text}`);
   publishableKey = activated.body.publishableKey;
-  site = createServer((req, res) => {
-    res.setHeader('Content-Type', 'text/html; charset=utf-8');
-    res.end(hostPage(new URL(req.url ?? '/', 'http://site.test')));
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
+  site = await startCustomerSite(hostPage);
+  siteUrl = site.url;
   browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((resolve) => (site ? site.close(() => resolve()) : resolve()));
+  await site?.close();
   await node?.stop();
 });
 

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../support/browser.js';
+import { launchChromium, startCustomerSite, type CustomerSite } from '../support/browser.js';
 import { OPERATOR, createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { buildConsole, buildWidget } from '../../scripts/build-widget.mjs';
@@ -14,7 +12,7 @@ import { buildConsole, buildWidget } from '../../scripts/build-widget.mjs';
  */
 
 let node: HearthNode;
-let site: Server;
+let site: CustomerSite | undefined;
 let siteUrl: string;
 let browser: Browser;
 let ws: WorkspaceFixture;
@@ -31,19 +29,17 @@ beforeAll(async () => {
   });
   if (activated.status !== 200) throw new Error(`activation failed: ${activated.status} ${activated.text}`);
   operatorName = (await request(node.url, '/admin/me', { token: ws.token })).body.name as string;
-  site = createServer((_req, res) => {
-    res.setHeader('Content-Type', 'text/html; charset=utf-8');
-    res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Site</title></head><body><h1>Site</h1>
-<script src="${node.url}/widget/widget.js" data-publishable-key="${activated.body.publishableKey}" data-socket-grace-ms="2000" async></script></body></html>`);
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
+  site = await startCustomerSite(() =>
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Site</title></head><body><h1>Site</h1>
+<script src="${node.url}/widget/widget.js" data-publishable-key="${activated.body.publishableKey}" data-socket-grace-ms="2000" async></script></body></html>`,
+  );
+  siteUrl = site.url;
   browser = await launchChromium();
 }, 90_000);
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((resolve) => (site ? site.close(() => resolve()) : resolve()));
+  await site?.close();
   await node?.stop();
 });
 

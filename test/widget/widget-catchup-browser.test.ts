@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../support/browser.js';
+import { launchChromium, startCustomerSite, type CustomerSite } from '../support/browser.js';
 import { createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { NAMESPACES } from '../../src/realtime/events.js';
@@ -15,7 +13,7 @@ import { buildWidget } from '../../scripts/build-widget.mjs';
  */
 
 let node: HearthNode;
-let site: Server;
+let site: CustomerSite | undefined;
 let siteUrl: string;
 let browser: Browser;
 let ws: WorkspaceFixture;
@@ -34,20 +32,18 @@ beforeAll(async () => {
   if (activated.status !== 200) throw new Error(`activation failed: ${activated.status} ${activated.text}`);
   publishableKey = activated.body.publishableKey;
   node.deps.realtime.io.of(NAMESPACES.widget).on('connection', () => (widgetConnections += 1));
-  site = createServer((_req, res) => {
-    res.setHeader('Content-Type', 'text/html; charset=utf-8');
-    res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Site</title></head><body><h1>Site</h1>
+  site = await startCustomerSite(() =>
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Site</title></head><body><h1>Site</h1>
 <script src="${node.url}/widget/widget.js" data-publishable-key="${publishableKey}" data-poll-min-ms="60000" data-poll-max-ms="60000"
-  data-socket-grace-ms="2000" data-reconnect-max-ms="400" async></script></body></html>`);
-  });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
+  data-socket-grace-ms="2000" data-reconnect-max-ms="400" async></script></body></html>`,
+  );
+  siteUrl = site.url;
   browser = await launchChromium();
 }, 90_000);
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((resolve) => (site ? site.close(() => resolve()) : resolve()));
+  await site?.close();
   await node?.stop();
 });
 

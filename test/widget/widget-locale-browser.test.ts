@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { launchChromium } from '../support/browser.js';
+import { launchChromium, startCustomerSite, type CustomerSite } from '../support/browser.js';
 import { createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { contrastRatio } from '../../src/livechat/theme.js';
@@ -20,7 +18,7 @@ declare function getComputedStyle(element: unknown): any;
 
 const UNREADABLE = '#b5651d'; // 4.34:1 against white
 let node: HearthNode;
-let site: Server;
+let site: CustomerSite | undefined;
 let siteUrl: string;
 let browser: Browser;
 let ws: WorkspaceFixture;
@@ -42,22 +40,19 @@ beforeAll(async () => {
   const activated = await putSettings({ theme: { primary: UNREADABLE } });
   if (activated.status !== 200) throw new Error(`activation failed: ${activated.status} ${activated.text}`);
   publishableKey = activated.body.publishableKey;
-  site = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://site.test');
+  site = await startCustomerSite((url) => {
     const lang = (url.searchParams.get('lang') ?? '').replace(/[^A-Za-z-]/g, '');
     const dataLocale = (url.searchParams.get('locale') ?? '').replace(/[^A-Za-z-]/g, '');
-    res.setHeader('Content-Type', 'text/html; charset=utf-8');
-    res.end(`<!doctype html><html${lang ? ` lang="${lang}"` : ''}><head><meta charset="utf-8"><title>Site</title></head><body><h1>Site</h1>
-<script src="${node.url}/widget/widget.js" data-publishable-key="${publishableKey}"${dataLocale ? ` data-locale="${dataLocale}"` : ''} async></script></body></html>`);
+    return `<!doctype html><html${lang ? ` lang="${lang}"` : ''}><head><meta charset="utf-8"><title>Site</title></head><body><h1>Site</h1>
+<script src="${node.url}/widget/widget.js" data-publishable-key="${publishableKey}"${dataLocale ? ` data-locale="${dataLocale}"` : ''} async></script></body></html>`;
   });
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/`;
+  siteUrl = site.url;
   browser = await launchChromium();
 }, 90_000);
 
 afterAll(async () => {
   await browser?.close();
-  await new Promise<void>((resolve) => (site ? site.close(() => resolve()) : resolve()));
+  await site?.close();
   await node?.stop();
 });
 
