@@ -101,7 +101,8 @@ export function registerLiveChatSockets(deps: Deps): void {
     socket.on('typing', (payload) => {
       const input = typingInput.safeParse(payload);
       if (!input.success) return;
-      visitorTyping(deps, { workspaceId, conversationId }, input.data.typing, memo);
+      const relay = visitorTyping(deps, conversationId, input.data.typing, memo);
+      if (relay) push.typing(deps, workspaceId, relay);
     });
   });
   const watchExpiry = sessionExpiryWatch(deps);
@@ -113,8 +114,9 @@ export function registerLiveChatSockets(deps: Deps): void {
     socket.on('typing', (payload) => {
       const input = typingInput.safeParse(payload);
       if (!input.success || !input.data.conversationId) return;
-      agentTyping(deps, agent, input.data.conversationId, input.data.typing, memo).catch((error: unknown) =>
-        deps.logger.warn({ err: error, workspaceId: agent.workspaceId }, 'live chat: agent typing not relayed'),
+      agentTyping(deps, agent, input.data.conversationId, input.data.typing, memo).then(
+        (relay) => relay && push.typing(deps, agent.workspaceId, relay),
+        (error: unknown) => deps.logger.warn({ err: error, workspaceId: agent.workspaceId }, 'live chat: agent typing not relayed'),
       );
     });
     // A logout between the handshake's check and the join above reached an empty room: check once more.

@@ -1,12 +1,13 @@
 import type { Deps } from '../deps.js';
-import { conversationOf } from './conversations.service.js';
-import { push } from './livechat.socket.js';
+import type { TypingChanged } from '../realtime/events.js';
+import { rememberedOf } from './conversation-memo.service.js';
 
 /**
  * Typing indicators: relayed over the sockets, never stored. A sender's `typing: true` is relayed at most
  * once per `TYPING_RELAY_MS` per conversation (clients repeat it while typing goes on; the receiver hides
  * the indicator `TYPING_SHOW_MS` after the last one, or when a message of that side arrives). A stop is
- * relayed only after a start was, so a client cannot make the server emit more than it throttles.
+ * relayed only after a start was, so a client cannot make the server emit more than it throttles. The
+ * functions answer what to relay (the socket layer pushes it), or null.
  */
 export const TYPING_RELAY_MS = 2_000;
 export const TYPING_SHOW_MS = 6_000;
@@ -31,9 +32,9 @@ function throttled(memo: TypingMemo, conversationId: string, typing: boolean, no
   return false;
 }
 
-export function visitorTyping(deps: Deps, from: { workspaceId: string; conversationId: string }, typing: boolean, memo: TypingMemo): void {
-  if (throttled(memo, from.conversationId, typing, deps.clock.now().getTime())) return;
-  push.typing(deps, from.workspaceId, { conversationId: from.conversationId, sender: 'VISITOR', typing });
+export function visitorTyping(deps: Deps, conversationId: string, typing: boolean, memo: TypingMemo): TypingChanged | null {
+  if (throttled(memo, conversationId, typing, deps.clock.now().getTime())) return null;
+  return { conversationId, sender: 'VISITOR', typing };
 }
 
 /** An agent types in a conversation of their socket's workspace (checked once per conversation and socket). */
@@ -43,11 +44,11 @@ export async function agentTyping(
   conversationId: string,
   typing: boolean,
   memo: TypingMemo,
-): Promise<void> {
+): Promise<TypingChanged | null> {
   if (!memo.checked.has(conversationId)) {
-    await conversationOf(deps, agent.workspaceId, conversationId);
+    await rememberedOf(deps, agent.workspaceId, conversationId);
     memo.checked.add(conversationId);
   }
-  if (throttled(memo, conversationId, typing, deps.clock.now().getTime())) return;
-  push.typing(deps, agent.workspaceId, { conversationId, sender: 'AGENT', typing, agentName: agent.name, userId: agent.userId });
+  if (throttled(memo, conversationId, typing, deps.clock.now().getTime())) return null;
+  return { conversationId, sender: 'AGENT', typing, agentName: agent.name, userId: agent.userId };
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { ZodType } from 'zod';
 import { errorBodySchema, secretParamsOf, type AuthMode, type ResponseSpec, type RouteDef } from '../http/route.js';
 import { SchemaCatalog, type JsonSchema } from './json-schema.js';
-import { webhooksOf, type WebhookDoc } from './webhooks.js';
+import { webhooksOf, type WebhookDoc, type WebhookSection } from './webhooks.js';
 
 export type { WebhookDoc } from './webhooks.js';
 
@@ -19,7 +19,7 @@ export interface OpenApiDocument {
   tags: { name: string }[];
   paths: Record<string, Record<string, OpenApiOperation>>;
   /** OpenAPI 3.1 `webhooks`: the requests this server sends, one entry per event type. */
-  webhooks?: Record<string, { post: Record<string, unknown> }>;
+  webhooks?: WebhookSection;
   components: { schemas: Record<string, JsonSchema>; securitySchemes: Record<string, unknown>; headers: Record<string, unknown> };
 }
 

@@ -1,4 +1,3 @@
-import type { OpenApiDocument } from './document.js';
 import type { SchemaCatalog } from './json-schema.js';
 import type { ZodType } from 'zod';
 
@@ -16,8 +15,11 @@ const WEBHOOK_HEADERS = [
   { name: 'webhook-signature', description: '`v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint secret (Standard Webhooks).' },
 ];
 
-export function webhooksOf(docs: WebhookDoc[], catalog: SchemaCatalog): NonNullable<OpenApiDocument['webhooks']> {
-  const webhooks: NonNullable<OpenApiDocument['webhooks']> = {};
+/** OpenAPI 3.1 `webhooks`: one POST per event type. */
+export type WebhookSection = Record<string, { post: Record<string, unknown> }>;
+
+export function webhooksOf(docs: WebhookDoc[], catalog: SchemaCatalog): WebhookSection {
+  const webhooks: WebhookSection = {};
   for (const doc of docs) {
     webhooks[doc.name] = {
       post: {
