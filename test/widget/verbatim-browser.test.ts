@@ -90,7 +90,7 @@ test('the widget shows `<b>hi</b>` literally: sent and received bodies stay text
     for (const [i, text] of mine.entries()) {
       await input.fill(text);
       await page.keyboard.press('Enter');
-      await eventually(async () => (await items.count()) === i + 1);
+      await eventually(async () => (await items.count()) === i + 1, 10_000);
     }
     const cid = await conversationWith(mine[1]);
     const theirs = '<i>agent</i> &amp; <img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script> 🍞';
