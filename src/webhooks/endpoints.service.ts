@@ -3,6 +3,7 @@ import { webhookEndpointsTag } from '../cache/caches.js';
 import type { Deps } from '../deps.js';
 import type { DomainEvent } from '../events/events.js';
 import { queueEmail } from '../email/email.service.js';
+import { render } from '../email/email.templates.js';
 import { fail, invalid } from '../shared/errors.js';
 import { memberEmails } from '../workspaces/members.service.js';
 import { endpointStore, type EndpointPatch, type WebhookEndpoint } from './endpoints.model.js';
@@ -138,12 +139,15 @@ export async function recordEndpointOutcome(deps: Deps, endpoint: WebhookEndpoin
 
 async function tellOwners(deps: Deps, endpoint: WebhookEndpoint, reason: string): Promise<void> {
   deps.logger.warn({ workspaceId: endpoint.workspaceId, endpointId: endpoint.id }, 'webhook endpoint disabled after failing');
-  const subject = 'A webhook endpoint was disabled';
-  const text =
-    `The webhook endpoint ${endpoint.url}${endpoint.description ? ` (${endpoint.description})` : ''} was disabled: ${reason}.\n\n` +
-    'Nothing is sent to it until it is enabled again (PATCH its `enabled` to true). Its delivery log shows the failed attempts.';
-  const html = `<p>${escapeHtml(text).replace(/\n\n/g, '</p><p>')}</p>`;
-  for (const to of await memberEmails(deps, endpoint.workspaceId, 'owner')) await queueEmail(deps, endpoint.workspaceId, { to, subject, text, html });
+  const mail = render(
+    'A webhook endpoint was disabled',
+    'Hello,',
+    [
+      `The webhook endpoint ${endpoint.url}${endpoint.description ? ` (${endpoint.description})` : ''} was disabled: ${reason}.`,
+      'Nothing is sent to it until it is enabled again (PATCH its `enabled` to true). Its delivery log shows the failed attempts.',
+    ],
+    [],
+    [],
+  );
+  for (const to of await memberEmails(deps, endpoint.workspaceId, 'owner')) await queueEmail(deps, endpoint.workspaceId, { to, ...mail });
 }
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
