@@ -1,4 +1,4 @@
-import { escapeHtml } from '../email/email.templates.js';
+import { escapeHtml } from '../shared/html.js';
 
 // The visitor's manage page: static HTML whose script calls the JSON manage endpoints. Nothing of the
 // appointment is rendered by the server; the script writes values with textContent only.

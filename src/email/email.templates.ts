@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { escapeHtml } from '../shared/html.js';
 import { mailLanguage, stringsFor, type AppointmentStrings } from './appointment-strings.js';
 
 /** Data of the appointment mails of the spec. Times are ISO 8601 UTC; templates render them in `timezone`. */
@@ -24,11 +25,6 @@ export interface AppointmentMailData {
 }
 
 export type RenderedMail = { subject: string; text: string; html: string };
-
-/** Every user-supplied value goes through this before it reaches the HTML part. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (char) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[char]!);
-}
 
 /** Subjects are headers: no line breaks from user data, and a sane length. */
 function subjectLine(value: string): string {

@@ -1,8 +1,6 @@
-/** The HTML of the demo page and of the console's shell. Dynamic values go through `escapeHtml`. */
+import { escapeHtml } from '../shared/html.js';
 
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
-}
+/** The HTML of the demo page and of the console's shell. Dynamic values go through `escapeHtml`. */
 
 const BASE_STYLE = `body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1d2330;background:#f7f5f0}
 main{max-width:760px;margin:0 auto;padding:32px 20px}h1{margin-top:0}code{background:#ece8df;padding:1px 4px;border-radius:3px}`;
