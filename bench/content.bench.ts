@@ -18,7 +18,8 @@
  */
 import { benchEngine } from './support/environment.js';
 import { now, report, round, runBench } from './support/children.js';
-import { pool, rawGet, startBare, startNode, type NodeChild } from './support/hearth.js';
+import { pool, startBare, startNode, type NodeChild } from './support/hearth.js';
+import { rawGet } from '../test/support/raw-http.js';
 import { CONNECTIONS, SECONDS, loadTool, measure, type LoadResult } from './support/load.js';
 import { createWorkspace, request } from '../test/support/harness.js';
 

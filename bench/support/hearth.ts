@@ -1,9 +1,9 @@
 /** Starting Hearth nodes as children for a bench, and the little the orchestrator needs to drive them. */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OPERATOR } from '../../test/support/harness.js';
+import type { RawAnswer } from '../../test/support/raw-http.js';
 import { spawnChild, type Child } from './children.js';
 import { withCommandMonitoring } from './environment.js';
 
@@ -39,27 +39,6 @@ export async function startNode(options: { uri: string; dbName: string; redisUrl
   });
   const { url } = await child.ready;
   return { ...child, url, commands: async () => (await child.ask<{ commands: number }>('ops')).commands };
-}
-
-export interface RawAnswer {
-  status: number;
-  headers: [string, string][];
-  body: Buffer;
-}
-
-/** One GET as wrk sends it (no Accept-Encoding), answer kept byte for byte. */
-export function rawGet(url: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    get(url, { headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const pairs: [string, string][] = [];
-        for (let i = 0; i < res.rawHeaders.length; i += 2) pairs.push([res.rawHeaders[i], res.rawHeaders[i + 1]]);
-        resolve({ status: res.statusCode!, headers: pairs, body: Buffer.concat(chunks) });
-      });
-    }).once('error', reject);
-  });
 }
 
 /** A bare server child answering `answer`'s exact status, headers and body. */

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { get } from 'node:http';
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import type { HearthNode } from '../../src/app/node.js';
@@ -7,6 +6,7 @@ import { createNode, type NodeOptions } from '../../src/app/node.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createWorkspace, OPERATOR, request, uniqueDbName, type WorkspaceFixture } from '../support/harness.js';
 import { contentAdmin } from '../content/content-helpers.js';
+import { rawGet, type RawAnswer } from '../support/raw-http.js';
 
 // Two nodes on one database, no Redis (each counts its own rate limits): F answers warm hits on the
 // fast path, E (fast path off) through Express. Recording is off: the fast path steps aside for it.
@@ -48,28 +48,7 @@ afterAll(async () => {
   await Promise.all([fast?.stop(), express?.stop()]);
 });
 
-interface Raw {
-  status: number;
-  headers: [string, string][];
-  body: Buffer;
-}
-
-function rawGet(url: string, headers: Record<string, string>): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    get(url, { headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const pairs: [string, string][] = [];
-        for (let i = 0; i < res.rawHeaders.length; i += 2) pairs.push([res.rawHeaders[i], res.rawHeaders[i + 1]]);
-        resolve({ status: res.statusCode!, headers: pairs, body: Buffer.concat(chunks) });
-      });
-    }).on('error', reject);
-  });
-}
-
-/** Date is the clock's and RateLimit-Reset the window's (each node opened its own): everything else must match. */
-const comparable = (raw: Raw) => ({ ...raw, headers: raw.headers.map(([name, value]) => [name, name === 'Date' ? 'date' : name === 'RateLimit-Reset' ? 'reset' : value]) });
+const comparable = (raw: RawAnswer) => ({ ...raw, headers: raw.headers.map(([name, value]) => [name, name === 'Date' ? 'date' : name === 'RateLimit-Reset' ? 'reset' : value]) });
 const logOf = (line: Record<string, unknown> | undefined) => line && { ...line, time: 0, pid: 0, responseTime: 0 };
 
 let ws: WorkspaceFixture;
