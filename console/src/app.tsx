@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { useSignalEffect } from '@preact/signals';
+import { useSignalEffect, type Signal } from '@preact/signals';
 import { visitorLabel, type Conversation } from './api.js';
 import { askNotifications, notifyPermission, setSound, soundOn } from './alerts.js';
 import * as store from './store.js';
@@ -108,6 +108,27 @@ function Toolbar() {
   );
 }
 
+/** A labelled inbox filter: picking an option sets the signal and loads the inbox again. */
+function InboxFilter<T extends string>(props: { id: string; label: string; filter: Signal<T>; options: Record<T, string> }) {
+  return (
+    <>
+      <label for={props.id}>{props.label}</label>
+      <select
+        id={props.id}
+        value={props.filter.value}
+        onChange={(e) => {
+          props.filter.value = (e.currentTarget as HTMLSelectElement).value as T;
+          void store.loadConversations();
+        }}
+      >
+        {(Object.entries(props.options) as [T, string][]).map(([value, text]) => (
+          <option value={value}>{text}</option>
+        ))}
+      </select>
+    </>
+  );
+}
+
 let searchTimer: ReturnType<typeof setTimeout> | undefined;
 
 function Inbox() {
@@ -116,30 +137,8 @@ function Inbox() {
     <section class="box inbox" aria-labelledby="inbox-title">
       <h2 id="inbox-title">Conversations</h2>
       <div class="filters">
-        <label for="status">Show</label>
-        <select
-          id="status"
-          value={store.statusFilter.value}
-          onChange={(e) => {
-            store.statusFilter.value = (e.currentTarget as HTMLSelectElement).value as 'OPEN' | 'CLOSED';
-            void store.loadConversations();
-          }}
-        >
-          <option value="OPEN">Open</option>
-          <option value="CLOSED">Closed</option>
-        </select>
-        <label for="assignee-filter">Assigned</label>
-        <select
-          id="assignee-filter"
-          value={store.assigneeFilter.value}
-          onChange={(e) => {
-            store.assigneeFilter.value = (e.currentTarget as HTMLSelectElement).value as 'all' | 'me';
-            void store.loadConversations();
-          }}
-        >
-          <option value="all">Anyone</option>
-          <option value="me">Mine</option>
-        </select>
+        <InboxFilter id="status" label="Show" filter={store.statusFilter} options={{ OPEN: 'Open', CLOSED: 'Closed' }} />
+        <InboxFilter id="assignee-filter" label="Assigned" filter={store.assigneeFilter} options={{ all: 'Anyone', me: 'Mine' }} />
         <label for="search">Search</label>
         <input
           id="search"
