@@ -98,10 +98,15 @@ export function percentile(sorted: number[], p: number): number {
 
 export const round = (value: number, digits = 1) => (Number.isFinite(value) ? Number(value.toFixed(digits)) : null);
 
-/** Reports a bench's figures: a short human block, then the JSON object as the very last line. */
+let finalLine: string | undefined;
+
+/**
+ * Reports a bench's figures: the short human block now, the JSON object once the cleanups have run
+ * (`runBench`), so it stays the very last line whatever the stopping children still log.
+ */
 export function report(lines: string[], result: Record<string, unknown>): void {
   for (const line of lines) console.log(line);
-  console.log(JSON.stringify(result));
+  finalLine = JSON.stringify(result);
 }
 
 /** Runs `main`, always running its cleanups, and exits (children and sockets must not keep us alive). */
@@ -120,5 +125,6 @@ export async function runBench(main: (cleanup: (step: () => Promise<unknown>) =>
     code = 1;
   }
   await stopAll();
+  if (finalLine) console.log(finalLine);
   process.exit(code);
 }
