@@ -24,6 +24,7 @@ import {
   startResultSchema,
   tokenParams,
   visitorMessageBody,
+  visitorMessagesQuery,
   widgetConfigSchema,
 } from './livechat.schemas.js';
 import { startConversation } from './conversations.service.js';
@@ -57,12 +58,19 @@ export const liveChatRoutes: RouteDef[] = [
     description:
       `${LOCALE_RULE} \`online\` is true while at least one team member holds an agent-console socket on any node, unless the ` +
       'settings force it. Resolved live on every call. A deactivated or disabled plugin, an unknown or revoked publishable key, or ' +
-      'no key at all answer 200 `{"enabled": false}`; a workspace API key (`sk_`) answers 401 `wrong_credential_kind`.',
+      'no key at all answer 200 `{"enabled": false}`; a workspace API key (`sk_`) answers 401 `wrong_credential_kind`. ' +
+      '`include=strings` (the widget asks for it) adds `strings`: the workspace\'s own wording of the widget\'s built-in strings ' +
+      '(`widgetStrings` of the plugin settings), resolved per string for `locale` (exact tag, primary subtag, `*`); only the ' +
+      'overridden strings, `{}` when none. Without it the answer has exactly the spec\'s fields. An unknown `include` value is 400.',
     tags: external,
     auth: 'publishableKeyOptional',
     query: configQuery,
-    responses: { 200: { description: 'Widget config, or `{enabled:false}`.', schema: widgetConfigSchema }, 401: 'A credential of the wrong kind.' },
-    handle: async ({ deps, workspace, query }) => ({ body: await widgetConfig(deps, workspace, query.locale) }),
+    responses: {
+      200: { description: 'Widget config, or `{enabled:false}`.', schema: widgetConfigSchema },
+      400: 'An unknown `include` value.',
+      401: 'A credential of the wrong kind.',
+    },
+    handle: async ({ deps, workspace, query }) => ({ body: await widgetConfig(deps, workspace, query.locale, query.include) }),
   }),
   route({
     method: 'get',
@@ -141,17 +149,19 @@ export const liveChatRoutes: RouteDef[] = [
     description:
       `Only messages newer than \`after\` (all when omitted), oldest first, senders VISITOR and AGENT, with the conversation ` +
       `\`status\` (OPEN or CLOSED). ${CURSOR_RULE} Fetching marks the returned team (AGENT) messages read. Bodies are plain text, ` +
-      'never HTML, returned exactly as they were sent. A malformed `after` is 400.',
+      'never HTML, returned exactly as they were sent. A malformed `after` is 400. `include=agentName` (the widget asks for it) ' +
+      'adds `agentName` to AGENT messages whose author is known, so history loaded after a reload names the agents as live ' +
+      'pushes do; without it the messages have exactly the four fields of the spec. An unknown `include` value is 400.',
     tags: external,
     auth: 'conversationToken',
     params: tokenParams,
-    query: afterQuery,
+    query: visitorMessagesQuery,
     responses: {
       200: { description: 'Status and messages.', schema: messagesReplySchema },
-      400: 'Malformed `after`.',
+      400: 'Malformed `after`, or an unknown `include` value.',
       404: 'Unknown token (`conversation_not_found`).',
     },
-    handle: async ({ deps, params, query }) => ({ body: await visitorMessages(deps, params.token, query.after) }),
+    handle: async ({ deps, params, query }) => ({ body: await visitorMessages(deps, params.token, query.after, query.include) }),
   }),
   route({
     method: 'post',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { pageInfoSchema } from '../shared/paging.js';
 import { localeSchema } from '../workspaces/workspaces.schemas.js';
+import { ALL_LOCALES, WIDGET_STRING_KEYS } from './widget-strings.js';
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 const localeMap = (max: number) =>
@@ -19,6 +20,21 @@ export const themeSchema = z
   )
   .refine((theme) => Object.keys(theme).length <= 50, 'at most 50 theme entries');
 
+const widgetStringsSchema = z
+  .record(
+    z.union([z.literal(ALL_LOCALES), localeSchema]),
+    z.partialRecord(z.enum(WIDGET_STRING_KEYS), text(500)).refine((strings) => Object.keys(strings).length > 0, 'at least one string'),
+  )
+  .refine((map) => Object.keys(map).length <= 50, 'at most 50 locales');
+
+/** Opt-in extras of an answer whose spec'd shape stays exact without them: `include=a,b`. */
+const includeOf = <const T extends string>(...names: [T, ...T[]]) =>
+  z
+    .string()
+    .transform((value) => value.split(',').map((name) => name.trim()))
+    .pipe(z.array(z.enum(names)))
+    .optional();
+
 export const putSettingsBody = z.object({
   enabled: z.boolean(),
   greeting: text(500).describe('Default greeting (used when no locale entry matches).'),
@@ -34,6 +50,14 @@ export const putSettingsBody = z.object({
     .optional()
     .describe('Explicit identity signing secret, accepted in addition to the derived one. Omit to keep, null to clear. Never returned.'),
   forceOnline: z.boolean().nullable().optional().describe('true/false forces `online` in the widget config; null or omitted follows agent presence.'),
+  widgetStrings: widgetStringsSchema
+    .optional()
+    .describe(
+      'The workspace\'s own wording of the widget\'s built-in strings: locale (BCP47, or `*` for every locale) -> string name -> text ' +
+        `(1 to 500 chars). Names: ${WIDGET_STRING_KEYS.join(', ')}. Resolved per string: exact tag, primary subtag, \`*\`, then the ` +
+        'widget\'s own words for the visitor\'s language (en, de, fr, es; English otherwise). `newCount` shows `{n}` (the count) and ' +
+        '`typing` shows `{name}` (the agent): a text without its placeholder is saved with a warning. Omitted: none.',
+    ),
 });
 export type PutSettingsBody = z.infer<typeof putSettingsBody>;
 
@@ -46,6 +70,7 @@ export const settingsSchema = z
     offlineMessages: z.record(z.string(), z.string()),
     theme: z.record(z.string(), z.string()).nullable(),
     forceOnline: z.boolean().nullable(),
+    widgetStrings: z.record(z.string(), z.record(z.string(), z.string())),
     identitySecretConfigured: z.boolean(),
     activatedAt: z.string().nullable(),
     updatedAt: z.string(),
@@ -54,7 +79,9 @@ export const settingsSchema = z
 
 export const settingsReplySchema = z.object({ settings: settingsSchema, publishableKey: z.string().nullable() });
 export const settingsPutReplySchema = settingsReplySchema.extend({
-  warnings: z.array(z.string()).describe('Readability warnings about the saved theme (WCAG contrast below 4.5:1); empty when none.'),
+  warnings: z
+    .array(z.string())
+    .describe('Warnings about what was saved: theme colours below WCAG 4.5:1 contrast, widget strings without their placeholder; empty when none.'),
 });
 export const publishableKeyReplySchema = z.object({ publishableKey: z.string() });
 
@@ -66,6 +93,9 @@ export const configQuery = z.object({
   // Any string: an unknown or malformed locale falls back to the default text, never an error.
   locale: z.string().optional(),
   publishableKey: z.string().optional(),
+  include: includeOf('strings').describe(
+    '`strings`: add `strings`, the workspace\'s own wording of the widget\'s strings resolved for `locale` (only the overridden ones).',
+  ),
 });
 
 export const bootstrapQuery = z.object({ locale: z.string().optional() });
@@ -89,6 +119,7 @@ export const widgetConfigSchema = z
       offlineMessage: z.string().nullable(),
       theme: z.record(z.string(), z.string()).nullable(),
       online: z.boolean(),
+      strings: z.record(z.string(), z.string()).optional().describe('Only with `include=strings`.'),
     }),
     disabledSchema,
   ])
@@ -151,7 +182,14 @@ export const afterQuery = z.object({
   publishableKey: z.string().optional(),
 });
 
-export const messagesReplySchema = z.object({ status: z.enum(['OPEN', 'CLOSED']), messages: z.array(chatMessageSchema) });
+export const visitorMessagesQuery = afterQuery.extend({
+  include: includeOf('agentName').describe('`agentName`: AGENT messages carry `agentName`, the display name of the team member who wrote them.'),
+});
+
+export const messagesReplySchema = z.object({
+  status: z.enum(['OPEN', 'CLOSED']),
+  messages: z.array(chatMessageSchema.extend({ agentName: z.string().optional().describe('Only with `include=agentName`, on AGENT messages whose author is known.') })),
+});
 
 // ---------------------------------------------------------------------------------------------
 // Admin: agent work

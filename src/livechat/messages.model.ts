@@ -47,6 +47,13 @@ function toMessage(doc: MessageDoc): ChatMessage {
   return { id: doc._id.toHexString(), sender: doc.sender, body: doc.body, createdAt: doc.createdAt.toISOString() };
 }
 
+/** A message with the team member who wrote it (AGENT messages; null for visitors and unknown authors). */
+export type AuthoredMessage = ChatMessage & { authorUserId: string | null };
+
+function toAuthoredMessage(doc: MessageDoc): AuthoredMessage {
+  return { ...toMessage(doc), authorUserId: doc.authorUserId?.toHexString() ?? null };
+}
+
 const oid = (id: string) => new Types.ObjectId(id);
 
 export interface NewMessage {
@@ -93,21 +100,21 @@ export function messageStore(db: Connection) {
       return toMessage(doc);
     },
     /** Messages strictly after `after`, oldest first, at most `limit`. */
-    async after(workspaceId: string, conversationId: string, after: Date | null, limit: number): Promise<ChatMessage[]> {
+    async after(workspaceId: string, conversationId: string, after: Date | null, limit: number): Promise<AuthoredMessage[]> {
       const filter = { conversationId: oid(conversationId), ...(after ? { createdAt: { $gt: after } } : {}) };
       const docs = await scope.find(workspaceId, filter, { sort: { createdAt: 1 }, limit });
-      return docs.map(toMessage);
+      return docs.map(toAuthoredMessage);
     },
     /** One message of the conversation, or null (unknown, or of another conversation). */
-    async byId(workspaceId: string, conversationId: string, messageId: string): Promise<(ChatMessage & { authorUserId: string | null }) | null> {
+    async byId(workspaceId: string, conversationId: string, messageId: string): Promise<AuthoredMessage | null> {
       const doc = await scope.byId(workspaceId, messageId);
       if (!doc || !doc.conversationId.equals(oid(conversationId))) return null;
-      return { ...toMessage(doc), authorUserId: doc.authorUserId?.toHexString() ?? null };
+      return toAuthoredMessage(doc);
     },
     /** A side's messages newer than `afterMs` that the other side has not read, oldest first. */
-    async unreadOf(workspaceId: string, conversationId: string, sender: Sender, afterMs: number, limit: number): Promise<(ChatMessage & { authorUserId: string | null })[]> {
+    async unreadOf(workspaceId: string, conversationId: string, sender: Sender, afterMs: number, limit: number): Promise<AuthoredMessage[]> {
       const docs = await scope.find(workspaceId, { conversationId: oid(conversationId), sender, readAt: null, createdAt: { $gt: new Date(afterMs) } }, { sort: { createdAt: 1 }, limit });
-      return docs.map((doc) => ({ ...toMessage(doc), authorUserId: doc.authorUserId?.toHexString() ?? null }));
+      return docs.map(toAuthoredMessage);
     },
     /** Marks the given side's messages up to `upTo` as read. */
     async markRead(workspaceId: string, conversationId: string, sender: Sender, upTo: Date, now: Date): Promise<void> {

@@ -3,7 +3,7 @@ import { isDuplicateKeyError } from '../db/mongo.js';
 import { fail, invalid } from '../shared/errors.js';
 import type { ChatMessage } from '../realtime/events.js';
 import { conversationStore, type VisitorFills } from './conversations.model.js';
-import { messageStore, type Sender } from './messages.model.js';
+import { messageStore, type AuthoredMessage, type Sender } from './messages.model.js';
 import type { VisitorMessageBody } from './livechat.schemas.js';
 import { noteNewest, rememberedByToken, rememberedOf, type RememberedConversation } from './conversation-memo.service.js';
 import { push } from './livechat.socket.js';
@@ -114,11 +114,22 @@ async function insertNext(deps: Deps, conversation: RememberedConversation, inpu
   }
 }
 
-async function readMessages(deps: Deps, conversation: RememberedConversation, after: string | undefined, readSide: Sender) {
-  const messages = await messageStore(deps.db).after(conversation.workspaceId, conversation.id, after ? new Date(after) : null, MESSAGES_PAGE);
-  const last = messages.at(-1);
+async function readMessages(deps: Deps, conversation: RememberedConversation, after: string | undefined, readSide: Sender, withAgentNames = false) {
+  const stored = await messageStore(deps.db).after(conversation.workspaceId, conversation.id, after ? new Date(after) : null, MESSAGES_PAGE);
+  const last = stored.at(-1);
   if (last) await messageStore(deps.db).markRead(conversation.workspaceId, conversation.id, readSide, new Date(last.createdAt), deps.clock.now());
+  const messages = withAgentNames ? await namedAgents(deps, stored) : stored.map(({ authorUserId: _, ...message }) => message);
   return { status: conversation.status, messages };
+}
+
+/** AGENT messages with their author's display name (one lookup per author, remembered briefly). */
+async function namedAgents(deps: Deps, stored: AuthoredMessage[]): Promise<(ChatMessage & { agentName?: string })[]> {
+  const authors = [...new Set(stored.flatMap((message) => (message.authorUserId ? [message.authorUserId] : [])))];
+  const names = new Map(await Promise.all(authors.map(async (userId) => [userId, await agentDisplayName(deps, userId)] as const)));
+  return stored.map(({ authorUserId, ...message }) => {
+    const agentName = authorUserId ? names.get(authorUserId) : undefined;
+    return agentName ? { ...message, agentName } : message;
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -145,9 +156,12 @@ export async function postVisitorMessage(deps: Deps, token: string, input: Visit
   return message;
 }
 
-/** The visitor's poll: newer messages oldest first; fetching marks the team's messages read. */
-export async function visitorMessages(deps: Deps, token: string, after: string | undefined) {
-  return readMessages(deps, await rememberedByToken(deps, token), after, 'AGENT');
+/**
+ * The visitor's poll: newer messages oldest first; fetching marks the team's messages read. With
+ * `include=agentName`, AGENT messages name their author, as their live push does.
+ */
+export async function visitorMessages(deps: Deps, token: string, after: string | undefined, include: readonly string[] = []) {
+  return readMessages(deps, await rememberedByToken(deps, token), after, 'AGENT', include.includes('agentName'));
 }
 
 // ---------------------------------------------------------------------------------------------

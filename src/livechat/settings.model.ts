@@ -2,6 +2,7 @@ import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
 import { workspaceDocument } from '../db/workspace-document.js';
+import type { WidgetStringOverrides } from './widget-strings.js';
 
 export interface LiveChatSettings {
   workspaceId: string;
@@ -12,6 +13,7 @@ export interface LiveChatSettings {
   offlineMessages: Record<string, string>;
   theme: Record<string, string> | null;
   forceOnline: boolean | null;
+  widgetStrings: WidgetStringOverrides;
   activatedAt: Date | null;
   updatedAt: Date;
 }
@@ -21,12 +23,13 @@ interface SettingsDoc {
   workspaceId: Types.ObjectId;
   enabled: boolean;
   greeting: string;
-  // Locale maps and theme are user-keyed objects: stored as JSON text (keys may hold `.` or `$`).
+  // Locale maps, theme and widget strings are user-keyed objects: stored as JSON text (keys may hold `.` or `$`).
   greetingsJson: string | null;
   offlineMessage: string | null;
   offlineMessagesJson: string | null;
   themeJson: string | null;
   forceOnline: boolean | null;
+  widgetStringsJson: string | null;
   activatedAt: Date | null;
   updatedAt: Date;
 }
@@ -41,6 +44,7 @@ const settingsSchema = new Schema<SettingsDoc>(
     offlineMessagesJson: { type: String, default: null },
     themeJson: { type: String, default: null },
     forceOnline: { type: Boolean, default: null },
+    widgetStringsJson: { type: String, default: null },
     activatedAt: { type: Date, default: null },
     updatedAt: { type: Date, required: true },
   },
@@ -61,6 +65,7 @@ function toSettings(doc: SettingsDoc): LiveChatSettings {
     offlineMessages: loadJson<Record<string, string>>(doc.offlineMessagesJson) ?? {},
     theme: loadJson<Record<string, string>>(doc.themeJson),
     forceOnline: doc.forceOnline ?? null,
+    widgetStrings: loadJson<WidgetStringOverrides>(doc.widgetStringsJson) ?? {},
     activatedAt: doc.activatedAt ?? null,
     updatedAt: doc.updatedAt,
   };
@@ -85,6 +90,7 @@ export function liveChatSettingsStore(db: Connection) {
         offlineMessagesJson: storeJson(input.offlineMessages),
         themeJson: storeJson(input.theme),
         forceOnline: input.forceOnline,
+        widgetStringsJson: storeJson(input.widgetStrings),
         updatedAt: now,
       });
       if (!input.enabled) return toSettings(saved);

@@ -6,6 +6,7 @@ import { liveChatSettingsStore, type LiveChatSettings } from './settings.model.j
 import type { PutSettingsBody } from './livechat.schemas.js';
 import { agentsOnline } from './livechat.socket.js';
 import { themeContrastWarnings } from './theme.js';
+import { resolveWidgetStrings, widgetStringWarnings } from './widget-strings.js';
 
 export type { LiveChatSettings } from './settings.model.js';
 
@@ -27,6 +28,7 @@ export async function settingsView(deps: Deps, workspaceId: string, settings: Li
       offlineMessages: settings?.offlineMessages ?? {},
       theme: settings?.theme ?? null,
       forceOnline: settings?.forceOnline ?? null,
+      widgetStrings: settings?.widgetStrings ?? {},
       identitySecretConfigured,
       activatedAt: settings?.activatedAt?.toISOString() ?? null,
       updatedAt: (settings?.updatedAt ?? deps.clock.now()).toISOString(),
@@ -51,13 +53,15 @@ export async function putSettings(deps: Deps, workspaceId: string, body: PutSett
       offlineMessages: body.offlineMessages ?? {},
       theme: body.theme ?? null,
       forceOnline: body.forceOnline ?? null,
+      widgetStrings: body.widgetStrings ?? {},
     },
     deps.clock.now(),
   );
   if (body.identitySecret !== undefined) await setExplicitIdentitySecret(deps, workspaceId, body.identitySecret);
   if (body.enabled) await ensureKey(deps, workspaceId, 'publishable');
   // Saved all the same: the owner decides; the widget still derives readable text on the primary colour.
-  return { ...(await settingsView(deps, workspaceId, settings)), warnings: themeContrastWarnings(settings.theme) };
+  const warnings = [...themeContrastWarnings(settings.theme), ...widgetStringWarnings(settings.widgetStrings)];
+  return { ...(await settingsView(deps, workspaceId, settings)), warnings };
 }
 
 export async function rotatePublishableKey(deps: Deps, workspaceId: string): Promise<string> {
@@ -82,7 +86,8 @@ export async function activeSettings(deps: Deps, workspaceId: string): Promise<L
   return settings?.enabled ? settings : null;
 }
 
-export async function widgetConfig(deps: Deps, workspace: Workspace | null, locale: string | undefined) {
+/** `include` names opt-in extras (`strings`); without them the answer is exactly the spec's widget config. */
+export async function widgetConfig(deps: Deps, workspace: Workspace | null, locale: string | undefined, include: readonly string[] = []) {
   const settings = workspace ? await activeSettings(deps, workspace.id) : null;
   if (!workspace || !settings) return { enabled: false as const };
   const online = settings.forceOnline ?? (await agentsOnline(deps, workspace.id));
@@ -92,6 +97,7 @@ export async function widgetConfig(deps: Deps, workspace: Workspace | null, loca
     offlineMessage: localized(settings.offlineMessages, settings.offlineMessage, locale),
     theme: settings.theme,
     online,
+    ...(include.includes('strings') ? { strings: resolveWidgetStrings(settings.widgetStrings, locale) } : {}),
   };
 }
 

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createWorkspace, eventually, request, startTestNode } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { activateChat, agentSocket, createAgent, PUT_DEFAULTS } from './support.js';
+import { WIDGET_STRING_KEYS } from '../../src/livechat/widget-strings.js';
+import { stringsFor } from '../../widget/src/strings.js';
 
 let node: HearthNode;
 beforeAll(async () => {
@@ -114,6 +116,82 @@ describe('GET /external/live-chat/config', () => {
 
     await activateChat(node.url, ws, { forceOnline: true });
     expect((await config(key)).body.online).toBe(true);
+  });
+});
+
+describe("the workspace's own widget strings", () => {
+  const putStrings = (ws: { id: string; token: string }, widgetStrings: unknown) =>
+    request(node.url, `/admin/workspaces/${ws.id}/plugins/live-chat`, { method: 'PUT', token: ws.token, body: { ...PUT_DEFAULTS, theme: null, widgetStrings } });
+  const strings = (key: string, locale: string) =>
+    request(node.url, `/external/live-chat/config?locale=${encodeURIComponent(locale)}&include=strings`, { publishableKey: key });
+
+  test('every string the widget shows can be overridden, and only those', () => {
+    for (const locale of ['en', 'de', 'fr', 'es']) {
+      const { lang: _, ...table } = stringsFor(locale);
+      expect(Object.keys(table).sort()).toEqual([...WIDGET_STRING_KEYS].sort());
+    }
+  });
+
+  test('include=strings resolves each string: exact tag, then primary subtag, then *; without include the spec shape is exact', async () => {
+    const ws = await createWorkspace(node.url);
+    const key = await activateChat(node.url, ws);
+    const saved = await putStrings(ws, { '*': { title: 'Talk to Acme', send: 'Go' }, de: { send: 'Abschicken', online: 'Wir sind da' }, 'de-CH': { send: 'Senden!' } });
+    expect(saved.status).toBe(200);
+    expect(saved.body.warnings).toEqual([]);
+    expect(saved.body.settings.widgetStrings).toEqual({ '*': { title: 'Talk to Acme', send: 'Go' }, de: { send: 'Abschicken', online: 'Wir sind da' }, 'de-CH': { send: 'Senden!' } });
+    expect((await request(node.url, `/admin/workspaces/${ws.id}/plugins/live-chat`, { token: ws.token })).body.settings.widgetStrings).toEqual(saved.body.settings.widgetStrings);
+
+    const cases: [string, Record<string, string>][] = [
+      ['de-CH', { title: 'Talk to Acme', send: 'Senden!', online: 'Wir sind da' }],
+      ['DE-ch', { title: 'Talk to Acme', send: 'Senden!', online: 'Wir sind da' }],
+      ['de-AT', { title: 'Talk to Acme', send: 'Abschicken', online: 'Wir sind da' }],
+      ['fr', { title: 'Talk to Acme', send: 'Go' }],
+      ['%%', { title: 'Talk to Acme', send: 'Go' }],
+    ];
+    for (const [locale, expected] of cases) {
+      const res = await strings(key, locale);
+      expect({ locale, status: res.status, strings: res.body.strings }).toEqual({ locale, status: 200, strings: expected });
+    }
+    const plain = await config(key, 'de');
+    expect(plain.body).toEqual({ enabled: true, greeting: 'Hallo!', offlineMessage: 'Wir sind weg.', theme: null, online: false });
+
+    // None saved: an empty object; a later save without widgetStrings clears them.
+    await activateChat(node.url, ws);
+    expect((await strings(key, 'de')).body.strings).toEqual({});
+    const bad = await request(node.url, `/external/live-chat/config?locale=de&include=colours`, { publishableKey: key });
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('validation_failed');
+  });
+
+  test('bounds: 500 characters pass, 501 fail; unknown names, empty texts, bad locales and 51 locales are 400 with issues', async () => {
+    const ws = await createWorkspace(node.url);
+    await activateChat(node.url, ws);
+    expect((await putStrings(ws, { '*': { title: 'x'.repeat(500) } })).status).toBe(200);
+    const fifty = Object.fromEntries(Array.from({ length: 49 }, (_, i) => [`x${String.fromCharCode(97 + Math.floor(i / 26))}${String.fromCharCode(97 + (i % 26))}`, { send: 'Go' }]));
+    expect((await putStrings(ws, { '*': { send: 'Go' }, ...fifty })).status).toBe(200);
+    for (const widgetStrings of [
+      { '*': { title: 'x'.repeat(501) } },
+      { '*': { nope: 'x' } },
+      { '*': { title: '   ' } },
+      { '*': {} },
+      { 'not a locale': { title: 'x' } },
+      { '*': { send: 'Go' }, xx: { send: 'Go' }, ...fifty },
+      { '*': 'Go' },
+    ]) {
+      const res = await putStrings(ws, widgetStrings);
+      expect({ widgetStrings, status: res.status, code: res.body.code }).toEqual({ widgetStrings, status: 400, code: 'validation_failed' });
+      expect(res.body.issues[0].path).toMatch(/^widgetStrings/);
+    }
+  });
+
+  test('a text without the placeholder the widget fills in is saved with a warning', async () => {
+    const ws = await createWorkspace(node.url);
+    await activateChat(node.url, ws);
+    const missing = await putStrings(ws, { fr: { newCount: 'nouveaux', typing: '{name} écrit…' } });
+    expect(missing.status).toBe(200);
+    expect(missing.body.warnings).toEqual([expect.stringContaining('widgetStrings["fr"].newCount has no {n}')]);
+    expect(missing.body.settings.widgetStrings.fr.newCount).toBe('nouveaux');
+    expect((await putStrings(ws, { fr: { newCount: '{n} nouveaux' } })).body.warnings).toEqual([]);
   });
 });
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createWorkspace, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { ManualClock } from '../../src/shared/clock.js';
-import { activateChat, startChat } from './support.js';
+import { activateChat, createAgent, startChat } from './support.js';
 
 // A frozen clock keeps the flood window from turning over mid-test.
 const clock = new ManualClock(new Date());
@@ -98,6 +98,27 @@ test('GET messages: 200 with both senders, after in any offset; a malformed afte
   const teamRead = await request(node.url, `/admin/workspaces/${ws.id}/conversations/${cid}/messages`, { token: ws.token });
   expect(teamRead.status).toBe(200);
   expect(teamRead.body.messages).toHaveLength(2);
+});
+
+test('GET messages with include=agentName: AGENT messages name their author; without it exactly the four spec fields; an unknown include is 400', async () => {
+  const { ws, token, cid } = await chat();
+  const agent = await createAgent(node.url, ws);
+  const v1 = await post(token, { body: 'v1' });
+  const a1 = await request(node.url, `/admin/workspaces/${ws.id}/conversations/${cid}/messages`, { token: agent, body: { body: 'a1' } });
+  expect(a1.status).toBe(201);
+  const named = await request(node.url, `/external/live-chat/conversations/${encodeURIComponent(token)}/messages?include=agentName`);
+  expect(named.status).toBe(200);
+  expect(named.body).toEqual({ status: 'OPEN', messages: [v1.body, { ...a1.body, agentName: 'Agent Smith' }] });
+  // With `after`, only the newer message, still named.
+  const after = await request(node.url, `/external/live-chat/conversations/${encodeURIComponent(token)}/messages?after=${encodeURIComponent(v1.body.createdAt)}&include=agentName`);
+  expect(after.body.messages).toEqual([{ ...a1.body, agentName: 'Agent Smith' }]);
+
+  const plain = await poll(token);
+  for (const message of plain.body.messages) expect(Object.keys(message).sort()).toEqual(['body', 'createdAt', 'id', 'sender']);
+  for (const include of ['agentNames', 'agentName,bogus', '']) {
+    const bad = await request(node.url, `/external/live-chat/conversations/${encodeURIComponent(token)}/messages?include=${include}`);
+    expect({ include, status: bad.status, code: bad.body.code }).toEqual({ include, status: 400, code: 'validation_failed' });
+  }
 });
 
 test('agent routes: 404 across workspaces and for malformed ids; reply bounds 2000 pass, 2001 is 400', async () => {

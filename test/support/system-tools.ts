@@ -39,8 +39,12 @@ function canInstallWithApt(): boolean {
 function aptInstall(packages: string[], log: (line: string) => void): void {
   log(`Installing ${packages.join(', ')} from Debian's packages (first run on this machine)...`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const update = spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-  const install = update.status === 0 ? spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], { stdio: 'inherit', env }) : update;
+  // Two test runs starting at once on a fresh machine would run apt-get side by side and break each
+  // other's unpacking: one at a time (the second finds the packages installed and does nothing).
+  const apt = (args: string[]) =>
+    onPath('flock') ? spawnSync('flock', ['/tmp/hearth-apt.lock', 'apt-get', ...args], { stdio: 'inherit', env }) : spawnSync('apt-get', args, { stdio: 'inherit', env });
+  const update = apt(['update', '-qq']);
+  const install = update.status === 0 ? apt(['install', '-y', '-qq', '--no-install-recommends', ...packages]) : update;
   if (install.status !== 0) throw new Error(`apt-get could not install ${packages.join(', ')}; install them by hand and run the tests again.`);
 }
 

@@ -47,7 +47,7 @@ const part = (page: Page, selector: string) => page.locator(`[data-hearth-widget
 const text = async (page: Page, selector: string) => ((await page.locator(selector).first().textContent()) ?? '').trim();
 const badge = async (page: Page) => ((await part(page, '.badge').isHidden()) ? '' : ((await part(page, '.badge').textContent()) ?? ''));
 
-test('typing both ways appears and clears; names, read status and unread counts survive reloads', async () => {
+test('typing both ways appears and clears; agent names, read status and unread counts survive reloads', async () => {
   const visitorContext = await browser.newContext();
   const visitor = await visitorContext.newPage();
   await visitor.goto(siteUrl);
@@ -97,6 +97,8 @@ test('typing both ways appears and clears; names, read status and unread counts 
   await visitor.reload();
   await eventually(async () => (await part(visitor, 'li[data-sender="AGENT"]').count()) === 2, 10_000);
   expect(await badge(visitor)).toBe('1');
+  // History loaded over REST after the reload still names who answered, each reply once.
+  expect(await part(visitor, 'li[data-sender="AGENT"] .who').allTextContents()).toEqual([operatorName, operatorName]);
   await part(visitor, '.launcher').click();
   expect(await badge(visitor)).toBe('');
   await visitor.reload();

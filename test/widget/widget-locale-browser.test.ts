@@ -85,6 +85,22 @@ test.each([
   }
 }, 30_000);
 
+test("the workspace's own wording replaces the widget's strings per locale; the rest stays in the visitor's language", async () => {
+  const saved = await putSettings({ widgetStrings: { '*': { send: 'Ship it' }, de: { send: 'Los', online: 'Wir sind für Sie da' } } });
+  expect(saved.status).toBe(200);
+  const context = await browser.newContext({ locale: 'en-US' });
+  try {
+    const page = await context.newPage();
+    await page.goto(`${siteUrl}?locale=de-AT`);
+    await expect(words(page)).resolves.toEqual({ open: 'Chat öffnen', send: 'Los', state: 'Wir sind für Sie da', intro: 'Hello from the bakery', lang: 'de' });
+    await page.goto(`${siteUrl}?locale=es`);
+    await expect(words(page)).resolves.toEqual({ open: 'Abrir el chat', send: 'Ship it', state: 'Estamos en línea', intro: 'Hello from the bakery', lang: 'es' });
+  } finally {
+    await context.close();
+    await putSettings({ theme: { primary: UNREADABLE } });
+  }
+}, 30_000);
+
 async function box(locator: Locator) {
   const b = await locator.boundingBox();
   if (!b) throw new Error('not rendered');

@@ -8,6 +8,8 @@ export interface WidgetConfig {
   offlineMessage?: string | null;
   theme?: Record<string, string> | null;
   online?: boolean;
+  /** The workspace's own wording of the widget's strings for this locale (`include=strings`). */
+  strings?: Record<string, string>;
 }
 
 export interface VisitorIdentity {
@@ -83,10 +85,11 @@ export function createApi(base: string, publishableKey: string): Api {
   return {
     // The key rides in the query on GET so the config call needs no CORS preflight.
     config: (locale) =>
-      call(`/external/live-chat/config?locale=${encodeURIComponent(locale)}&publishableKey=${encodeURIComponent(publishableKey)}`),
+      call(`/external/live-chat/config?locale=${encodeURIComponent(locale)}&publishableKey=${encodeURIComponent(publishableKey)}&include=strings`),
     start: (body) => call('/external/live-chat/conversations', json(body, { 'X-Publishable-Key': publishableKey })),
     send: (token, body, visitorEmail) => call(conv(token), json(visitorEmail ? { body, visitorEmail } : { body })),
-    messages: (token, after) => call(conv(token) + (after ? `?after=${encodeURIComponent(after)}` : '')),
+    // `include=agentName`: history loaded after a reload names the agents, as live pushes do.
+    messages: (token, after) => call(conv(token) + `?include=agentName${after ? `&after=${encodeURIComponent(after)}` : ''}`),
     read: (token, messageId) => call(conv(token).replace(/messages$/, 'read'), json({ messageId })),
   };
 }

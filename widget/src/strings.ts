@@ -1,37 +1,12 @@
+import { WIDGET_STRING_KEYS, type WidgetStringKey } from '../../src/livechat/widget-strings.js';
+
 /**
  * Every sentence the widget shows, per language. The workspace's own greeting and offline texts come
- * from the config (already localized by the server); these are the widget's fixed words around them.
+ * from the config (already localized by the server); these are the widget's fixed words around them,
+ * which a workspace may reword (`include=strings` on the config). `lang` is the language of the table
+ * (a `lang` attribute); `newCount` fills in `{n}`, `typing` fills in `{name}`, the agent's display name.
  */
-export interface Strings {
-  /** The language of these strings (a `lang` attribute). */
-  lang: string;
-  title: string;
-  open: string;
-  close: string;
-  messageLabel: string;
-  placeholder: string;
-  send: string;
-  you: string;
-  agent: string;
-  messages: string;
-  restart: string;
-  newCount: string;
-  online: string;
-  offline: string;
-  flood: string;
-  closed: string;
-  invalid: string;
-  network: string;
-  failed: string;
-  unavailable: string;
-  emailLabel: string;
-  emailHint: string;
-  emailInvalid: string;
-  offlineSent: string;
-  /** `{name}` is the agent's display name (or the `agent` word). */
-  typing: string;
-  seen: string;
-}
+export type Strings = { lang: string } & Record<WidgetStringKey, string>;
 
 const en: Strings = {
   lang: 'en',
@@ -151,10 +126,18 @@ const es: Strings = {
 
 const TABLES: Record<string, Strings> = { en, de, fr, es };
 
-/** The strings of a BCP 47 tag by its primary language (`de-AT` -> German); English otherwise. */
-export function stringsFor(locale: string | null | undefined): Strings {
+/**
+ * The strings of a BCP 47 tag by its primary language (`de-AT` -> German; English otherwise), with the
+ * workspace's overrides for that tag (already resolved by the server) over them.
+ */
+export function stringsFor(locale: string | null | undefined, overrides?: Record<string, unknown> | null): Strings {
   const primary = (locale ?? '').trim().toLowerCase().split(/[-_]/)[0];
-  return TABLES[primary] ?? en;
+  const strings = { ...(TABLES[primary] ?? en) };
+  for (const key of WIDGET_STRING_KEYS) {
+    const text = overrides?.[key];
+    if (typeof text === 'string' && text.trim()) strings[key] = text;
+  }
+  return strings;
 }
 
 /** The language the widget actually speaks for a tag: what `lang` attributes should say. */

@@ -9,9 +9,12 @@ import type { ChatMessage, ConversationStatus, ReadChanged, TypingChanged } from
  * message is de-duplicated by id, so one that arrives both by push and by a fetch is shown once.
  */
 
+/** A message as the widget gets it: pushed or fetched with `include=agentName`, an AGENT message names its author. */
+export type ShownMessage = ChatMessage & { agentName?: string };
+
 export interface MessagesPage {
   status: ConversationStatus | string;
-  messages: ChatMessage[];
+  messages: ShownMessage[];
 }
 
 /** Callbacks the socket adapter calls; `index.ts` wires them to a real Socket.IO client. */
@@ -40,10 +43,9 @@ export interface TransportOptions {
   /** Absent: polling only (for instance where Socket.IO is switched off). */
   connectSocket?(token: string, handlers: SocketHandlers): SocketHandle;
   /** New messages only, oldest first. */
-  onMessages(messages: ChatMessage[]): void;
+  onMessages(messages: ShownMessage[]): void;
   onStatus(status: string): void;
-  /** Live extras of the socket (never fetched): who wrote an AGENT message, typing, the team's read cursor. */
-  onAgentName?(messageId: string, name: string): void;
+  /** Live extras of the socket (never fetched): typing, the team's read cursor. */
   onTyping?(payload: TypingChanged): void;
   onRead?(payload: ReadChanged): void;
   /** The token no longer names a conversation (404): the widget forgets it. */
@@ -92,22 +94,22 @@ const defaultSchedule: Schedule = (fn, ms) => {
   return () => clearTimeout(handle);
 };
 
-function time(message: ChatMessage): number {
+function time(message: ShownMessage): number {
   const value = Date.parse(message.createdAt);
   return Number.isNaN(value) ? 0 : value;
 }
 
-export function compareMessages(a: ChatMessage, b: ChatMessage): number {
+export function compareMessages(a: ShownMessage, b: ShownMessage): number {
   return time(a) - time(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 /** Every message seen once, by id, in `createdAt` order. */
 export class MessageLog {
-  private readonly byId = new Map<string, ChatMessage>();
+  private readonly byId = new Map<string, ShownMessage>();
 
   /** Adds the messages not seen yet and returns those, oldest first. */
-  add(messages: readonly ChatMessage[]): ChatMessage[] {
-    const fresh: ChatMessage[] = [];
+  add(messages: readonly ShownMessage[]): ShownMessage[] {
+    const fresh: ShownMessage[] = [];
     for (const message of messages) {
       if (!message || typeof message.id !== 'string' || this.byId.has(message.id)) continue;
       this.byId.set(message.id, message);
@@ -120,7 +122,7 @@ export class MessageLog {
     return this.byId.has(id);
   }
 
-  all(): ChatMessage[] {
+  all(): ShownMessage[] {
     return [...this.byId.values()].sort(compareMessages);
   }
 
@@ -195,11 +197,7 @@ export class Transport {
       this.socket = this.options.connectSocket(this.options.token, {
         connected: guard(() => this.onSocketConnected()),
         disconnected: guard(() => this.onSocketLost()),
-        message: (message, agentName) =>
-          guard(() => {
-            this.onPush(message);
-            if (agentName) this.options.onAgentName?.(message.id, agentName);
-          })(),
+        message: (message, agentName) => guard(() => this.onPush(agentName ? { ...message, agentName } : message))(),
         status: (status) => guard(() => this.applyStatus(status))(),
         typing: (payload) => guard(() => this.options.onTyping?.(payload))(),
         read: (payload) => guard(() => this.options.onRead?.(payload))(),
@@ -233,7 +231,7 @@ export class Transport {
   }
 
   /** A message the widget got by itself (the answer to its POST): shown once; moves the cursor only while live. */
-  addOwn(message: ChatMessage): void {
+  addOwn(message: ShownMessage): void {
     const fresh = this.log.add([message]);
     if (this.mode === 'live' && this.caughtUp) this.advance([message]);
     if (fresh.length) this.options.onMessages(fresh);
@@ -267,7 +265,7 @@ export class Transport {
     if (this.mode === 'live' || this.mode === 'connecting') this.startPolling(0);
   }
 
-  private onPush(message: ChatMessage): void {
+  private onPush(message: ShownMessage): void {
     const fresh = this.log.add([message]);
     // Live and caught up: pushes arrive in order, so the synced point may follow them.
     if (this.mode === 'live' && this.caughtUp) this.advance([message]);
@@ -331,7 +329,7 @@ export class Transport {
     return fresh.length;
   }
 
-  private advance(messages: readonly ChatMessage[]): void {
+  private advance(messages: readonly ShownMessage[]): void {
     for (const message of messages) {
       const t = time(message);
       if (this.syncedUntil === null || t > this.syncedUntil) this.syncedUntil = t;

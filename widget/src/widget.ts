@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../../src/realtime/events.js';
 import { ApiError, createApi, type Api, type VisitorIdentity, type WidgetConfig } from './api.js';
-import { Transport, fetchAllMessages, type SocketHandle, type SocketHandlers } from './transport.js';
+import { Transport, fetchAllMessages, type ShownMessage, type SocketHandle, type SocketHandlers } from './transport.js';
 import { stringsFor, type Strings } from './strings.js';
 import { ChatUi } from './ui.js';
 
@@ -47,7 +47,8 @@ export class HearthWidget {
   private closed = false;
   private destroyed = false;
   private readonly storageKey: string;
-  private readonly text: Strings;
+  /** Built-in words for the locale until the config brings the workspace's own. */
+  private text: Strings;
   /** Offline capture: the e-mail is asked for until one message carried it. */
   private askEmail = false;
   private ready: Promise<void> | null = null;
@@ -109,6 +110,7 @@ export class HearthWidget {
       return;
     }
     if (this.destroyed || !this.config.enabled) return;
+    this.text = stringsFor(this.options.locale, this.config.strings);
     const ui = new ChatUi(document, {
       onOpen: () => this.onOpen(),
       onSend: (text, email) => this.send(text, email),
@@ -187,7 +189,6 @@ export class HearthWidget {
       fetchMessages: (t, after) => this.api.messages(t, after),
       connectSocket: this.options.connectSocket,
       onMessages: (messages) => this.show(messages),
-      onAgentName: (id, name) => this.ui?.labelAgent(id, name),
       onTyping: (event) => {
         if (event.sender === 'AGENT') this.ui?.showTyping(event.typing ? (event.agentName ?? '') : null);
       },
@@ -210,8 +211,9 @@ export class HearthWidget {
     transport.start();
   }
 
-  private show(messages: ChatMessage[]): void {
+  private show(messages: ShownMessage[]): void {
     this.ui?.addMessages(messages);
+    for (const message of messages) if (message.agentName) this.ui?.labelAgent(message.id, message.agentName);
     if (this.teamRead) this.ui?.setSeen(this.teamRead);
     this.markRead();
   }
