@@ -35,7 +35,8 @@ async function printBreakdown(nodes: NodeChild[], sentAt: Map<string, number>, r
     const side = other.relayed !== undefined ? 'remote' : 'local';
     const stages = { ...posting, relayed: other.relayed, received: receipts[body]?.[0] };
     for (const [name, at] of Object.entries(stages)) if (typeof at === 'number') (rows[side][name] ??= []).push(at - sent);
-    if (posting.before?.length) console.log(`  reads before the insert of ${body} (${side}): ${posting.before.join(', ')}`);
+    const before = posting.before ?? [];
+    if (before.length > 1) console.log(`  reads before the insert of ${body} (${side}): ${before.join(', ')}`);
   }
   for (const side of ['local', 'remote'] as const) {
     const cells = Object.entries(rows[side]).map(([name, values]) => `${name} ${percentile(values.sort((a, b) => a - b), 50).toFixed(2)}`);
