@@ -3,7 +3,7 @@
  * (children) sharing Redis; the agent replies at BENCH_RATE per second (default 10) for BENCH_SECONDS
  * (default 10) through the admin API, alternating nodes. Measured:
  *
- * - p50/p99 from just before the agent's POST is sent to the visitor's `message.created`: the visitors
+ * - p50/p99 from just before the agent's POST is sent (`node:http`, kept alive) to the visitor's `message.created`: the visitors
  *   run in a child of their own (not on a node's event loop); both sides read
  *   `performance.timeOrigin + performance.now()`.
  * - Server heap per socket: each node's heap after a forced full GC (`--expose-gc`), before and after
@@ -15,7 +15,8 @@
  */
 import { benchEngine, benchRedis } from './support/environment.js';
 import { now, percentile, report, round, runBench, spawnChild } from './support/children.js';
-import { pool, startNode, type NodeChild } from './support/hearth.js';
+import { pool, postJson, startNode, type NodeChild } from './support/hearth.js';
+import type { Trace } from './support/chat-trace.js';
 import { createWorkspace, request } from '../test/support/harness.js';
 
 const VISITORS = Number(process.env.BENCH_VISITORS ?? 1000);
@@ -24,6 +25,24 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 
 const totalCommands = async (nodes: NodeChild[]) => (await Promise.all(nodes.map((node) => node.commands()))).reduce((a, b) => a + b, 0);
 const totalHeap = async (nodes: NodeChild[]) => (await Promise.all(nodes.map((node) => node.ask<{ heapUsed: number }>('heap')))).reduce((sum, reply) => sum + reply.heapUsed, 0);
+
+/** BENCH_TRACE=1: the median time of each stage of a reply, from the send, for visitors on the posting node and on the other. */
+async function printBreakdown(nodes: NodeChild[], sentAt: Map<string, number>, receipts: Record<string, number[]>) {
+  const traces = await Promise.all(nodes.map(async (node) => (await node.ask<{ trace: Trace }>('trace')).trace));
+  const rows: Record<'local' | 'remote', Record<string, number[]>> = { local: {}, remote: {} };
+  for (const [body, sent] of sentAt) {
+    const [posting, other] = traces[0][body]?.arrived !== undefined ? [traces[0][body], traces[1][body] ?? {}] : [traces[1][body] ?? {}, traces[0][body] ?? {}];
+    const side = other.relayed !== undefined ? 'remote' : 'local';
+    const stages = { ...posting, relayed: other.relayed, received: receipts[body]?.[0] };
+    for (const [name, at] of Object.entries(stages)) if (typeof at === 'number') (rows[side][name] ??= []).push(at - sent);
+    const before = posting.before ?? [];
+    if (before.length > 1) console.log(`  reads before the insert of ${body} (${side}): ${before.join(', ')}`);
+  }
+  for (const side of ['local', 'remote'] as const) {
+    const cells = Object.entries(rows[side]).map(([name, values]) => `${name} ${percentile(values.sort((a, b) => a - b), 50).toFixed(2)}`);
+    console.log(`  trace (${side}, n=${rows[side].received?.length ?? 0}, median ms after send): ${cells.join(', ')}`);
+  }
+}
 
 await runBench(async (cleanup) => {
   const engine = await benchEngine('bench_chat', cleanup);
@@ -80,9 +99,10 @@ await runBench(async (cleanup) => {
     const body = `r${i}`;
     sentAt.set(body, now());
     posts.push(
-      request(nodes[i % 2].url, `/admin/workspaces/${ws.id}/conversations/${conversation.id}/messages`, { token: ws.token, body: { body } }).then((res) => {
-        if (res.status !== 201) postErrors += 1;
-      }),
+      postJson(`${nodes[i % 2].url}/admin/workspaces/${ws.id}/conversations/${conversation.id}/messages`, ws.token, { body }).then(
+        (status) => void (status !== 201 && (postErrors += 1)),
+        () => void (postErrors += 1),
+      ),
     );
   }
   await Promise.all(posts);
@@ -101,6 +121,7 @@ await runBench(async (cleanup) => {
   const duplicated = Object.values(receipts).filter((times) => times.length > 1).length;
   const dbOps = (opsAfter - opsBefore - idlePerMs * opsElapsed) / total;
   const heapPerSocket = (heapAfter - heapBefore) / Math.max(1, sockets) / 1024;
+  if (process.env.BENCH_TRACE) await printBreakdown(nodes, sentAt, receipts);
 
   report(
     [

@@ -1,5 +1,6 @@
 /** Starting Hearth nodes as children for a bench, and the little the orchestrator needs to drive them. */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OPERATOR } from '../../test/support/harness.js';
@@ -59,4 +60,27 @@ export async function pool(count: number, concurrency: number, work: (index: num
       while (next < count) await work(next++);
     }),
   );
+}
+
+const keptAlive = new Agent({ keepAlive: true });
+
+/**
+ * A JSON POST with a session token over a kept-alive `node:http` connection, resolving with the status. The
+ * chat bench times from just before it: `fetch` (undici) spends about a millisecond of the load process's
+ * own time on each request (Request/Headers objects, streams), which is no part of Hearth's latency.
+ */
+export function postJson(url: string, token: string, body: unknown): Promise<number> {
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { method: 'POST', agent: keptAlive, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), Authorization: `Bearer ${token}` } },
+      (res) => {
+        res.resume();
+        res.once('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.once('error', reject);
+    req.end(payload);
+  });
 }

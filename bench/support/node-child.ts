@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { createNode, type NodeOptions } from '../../src/app/node.js';
 import type { DomainEvent } from '../../src/events/events.js';
 import { now, serve } from './children.js';
+import { traceChat } from './chat-trace.js';
 
 const config = loadConfig(process.env);
 const node = await createNode({
@@ -25,6 +26,8 @@ node.deps.db.getClient().on('commandStarted', (event) => {
   else commands += 1;
 });
 
+const chatTrace = process.env.BENCH_TRACE ? traceChat(node) : () => ({});
+
 const gc = (globalThis as { gc?: () => void }).gc;
 
 serve({
@@ -35,6 +38,7 @@ serve({
     gc();
     return { heapUsed: process.memoryUsage().heapUsed };
   },
+  trace: () => ({ trace: chatTrace() }),
   sockets: () => ({ widget: node.deps.realtime.io.of('/widget').sockets.size }),
   /** `count` post.published events for one workspace, all at once; answers with each one's publish time. */
   publish: async (message) => {

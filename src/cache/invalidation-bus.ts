@@ -6,6 +6,7 @@ import type { RedisClient } from '../db/redis.js';
 export const INVALIDATE_CHANNELS = 'hearth:invalidate:*';
 const TAGS_CHANNEL = 'hearth:invalidate:tags';
 const PROBE_CHANNEL = 'hearth:invalidate:probe';
+const SHARED_CHANNEL = 'hearth:invalidate:shared';
 
 /** How often a live subscription proves itself, and how long an echo may take before the node stops trusting it. */
 const PROBE_EVERY_MS = 5_000;
@@ -14,9 +15,18 @@ const PROBE_TIMEOUT_MS = 2_000;
 
 export type InvalidationHandler = (tags: string[]) => void;
 
+/** A value one node remembered and hands to the others (see `share`). */
+export interface SharedEntry {
+  key: string;
+  tags: string[];
+  value: unknown;
+  ttlMs?: number;
+}
+export type SharedHandler = (entry: SharedEntry) => void;
+
 /**
  * Carries "these cached things changed" to every node: delivered in-process at once, and through Redis
- * pub/sub to the other nodes. Caches may only be trusted while `live`: without Redis a node is alone and
+ * pub/sub to the other nodes (and, on the same subscription, values one node hands the others: `share`). Caches may only be trusted while `live`: without Redis a node is alone and
  * always live; with Redis, only while its subscription is proven (a probe it published came back), since
  * a node that cannot hear invalidations may be holding stale answers. When the subscription is proven
  * again after a gap, `onResync` handlers drop everything: messages of the gap may have been missed.
@@ -25,6 +35,7 @@ export class InvalidationBus {
   private readonly id = randomUUID();
   private readonly handlers: InvalidationHandler[] = [];
   private readonly resyncHandlers: (() => void)[] = [];
+  private readonly sharedHandlers: SharedHandler[] = [];
   private readonly probes = new Map<string, () => void>();
   private confirmed = false;
   private timer?: NodeJS.Timeout;
@@ -71,6 +82,10 @@ export class InvalidationBus {
     this.resyncHandlers.push(handler);
   }
 
+  onShared(handler: SharedHandler): void {
+    this.sharedHandlers.push(handler);
+  }
+
   /**
    * Drops the tagged entries here at once, then tells the other nodes. A failed publish (Redis away) is
    * logged, not thrown: the write has happened, and the other nodes bypass their caches while they cannot
@@ -83,6 +98,21 @@ export class InvalidationBus {
       await this.redis.publish(TAGS_CHANNEL, JSON.stringify({ from: this.id, tags }));
     } catch (error) {
       this.logger.warn({ err: error, tags }, 'cache invalidation not published');
+    }
+  }
+
+  /**
+   * Hands a value this node has just remembered to the other nodes. It travels on the invalidations'
+   * subscription, so every node sees it and any later invalidation of its tags in the order Redis ran the
+   * publishes: awaited before the write that made the value is answered, no change of it can overtake it.
+   * Best effort: a node that misses it loads the value itself when it needs it.
+   */
+  async share(entry: SharedEntry): Promise<void> {
+    if (!this.redis) return;
+    try {
+      await this.redis.publish(SHARED_CHANNEL, JSON.stringify({ from: this.id, entry }));
+    } catch (error) {
+      this.logger.warn({ err: error, key: entry.key }, 'remembered value not shared');
     }
   }
 
@@ -102,12 +132,23 @@ export class InvalidationBus {
       this.probes.get(message)?.();
       return;
     }
+    if (channel === SHARED_CHANNEL) return this.receiveShared(message);
     if (channel !== TAGS_CHANNEL) return;
     try {
       const { from, tags } = JSON.parse(message) as { from: string; tags: string[] };
       if (from !== this.id && Array.isArray(tags)) this.deliver(tags);
     } catch {
       this.logger.warn({ channel }, 'unreadable cache invalidation ignored');
+    }
+  }
+
+  private receiveShared(message: string): void {
+    try {
+      const { from, entry } = JSON.parse(message) as { from: string; entry: SharedEntry };
+      if (from === this.id || typeof entry?.key !== 'string' || !Array.isArray(entry.tags)) return;
+      for (const handler of this.sharedHandlers) handler(entry);
+    } catch {
+      this.logger.warn('unreadable shared cache value ignored');
     }
   }
 

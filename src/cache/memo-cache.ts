@@ -32,6 +32,9 @@ export class MemoCache {
       this.generation += 1;
       this.lru.clear();
     });
+    bus.onShared(({ key, tags, value, ttlMs }) => {
+      if (this.bus.live) this.store(key, value, tags, ttlMs);
+    });
   }
 
   /** The remembered value of `key` without loading anything (undefined when not remembered or not live). */
@@ -51,16 +54,29 @@ export class MemoCache {
     const token = this.generation;
     const value = await load();
     // An invalidation while loading may concern what was just read: keep nothing then.
-    if (value !== null && value !== undefined && token === this.generation && this.bus.live) {
-      const tags = tagsOf(value as NonNullable<T>);
-      this.lru.set(key, { value, tags }, 1, ttlMs);
-      for (const tag of tags) {
-        let keys = this.byTag.get(tag);
-        if (!keys) this.byTag.set(tag, (keys = new Set()));
-        keys.add(key);
-      }
-    }
+    if (value !== null && value !== undefined && token === this.generation && this.bus.live) this.store(key, value, tagsOf(value as NonNullable<T>), ttlMs);
     return value;
+  }
+
+  /**
+   * Remembers a value this node has just written (so it is current) here and on every other node, before
+   * anyone else can ask for it: what a new record's first readers would each have loaded from the engine.
+   * Plain JSON values only (they travel through Redis); awaited before the write is answered (see
+   * `InvalidationBus.share` for why that keeps its later invalidations behind it).
+   */
+  async share<T extends object>(key: string, tags: string[], value: T, ttlMs?: number): Promise<void> {
+    if (!this.bus.live) return;
+    this.store(key, value, tags, ttlMs);
+    await this.bus.share({ key, tags, value, ttlMs });
+  }
+
+  private store(key: string, value: unknown, tags: string[], ttlMs: number | undefined): void {
+    this.lru.set(key, { value, tags }, 1, ttlMs);
+    for (const tag of tags) {
+      let keys = this.byTag.get(tag);
+      if (!keys) this.byTag.set(tag, (keys = new Set()));
+      keys.add(key);
+    }
   }
 
   private unindex(key: string, tags: string[]): void {

@@ -7,8 +7,9 @@ import type { ConversationStatus } from '../realtime/events.js';
 import { conversationStore, type Conversation } from './conversations.model.js';
 
 /**
- * What the message path needs of a conversation: remembered per node so a visitor message, an
- * agent reply or a widget handshake reads nothing before the message insert. Only what changes with an
+ * What the message path needs of a conversation: remembered per node (every node's memory gets it at
+ * creation, see `rememberConversation`) so a visitor message, an agent reply or a widget handshake reads
+ * nothing before the message insert. Only what changes with an
  * invalidation is kept (status, token hash); a close (or a reopen, or a new token) calls
  * `forgetConversation`, which drops it on every node before the change is answered.
  *
@@ -68,9 +69,14 @@ export async function rememberedOf(deps: Deps, workspaceId: string, conversation
   return found;
 }
 
-/** A conversation just created (or read whole) is remembered without reading it again. */
+/**
+ * A conversation just created is remembered on every node without reading it: its first minute is when the
+ * visitor's socket and the team's first replies arrive, each on whichever node the balancer picks, and
+ * each would otherwise read it once per node before its message could be stored. Awaited before the
+ * creation is answered, so no change of the conversation can reach a node before it.
+ */
 export async function rememberConversation(deps: Deps, conversation: Conversation): Promise<void> {
-  await deps.cache.memo.remember(memoKey(conversation.id), () => [conversationTag(conversation.id)], async () => toRemembered(conversation), ROUTE_TTL_MS);
+  await deps.cache.memo.share(memoKey(conversation.id), [conversationTag(conversation.id)], toRemembered(conversation), ROUTE_TTL_MS);
 }
 
 /** This node appended `newest`: the next append here starts after it (while the conversation is remembered). */

@@ -74,6 +74,9 @@ async function appendMessage(deps: Deps, conversation: RememberedConversation, i
   const { workspaceId, id } = conversation;
   const { message, seq } = await queued(id, () => insertNext(deps, conversation, input));
   push.message(deps, workspaceId, id, message, input.authorName);
+  // The push reaches other nodes' sockets through a Redis publish that the client writes on its next
+  // setImmediate; yielding first lets it leave now instead of after the summary's query is built and sent.
+  await new Promise((resolve) => setImmediate(resolve));
   const record = () => queued(`summary:${id}`, () => conversationStore(deps.db).recordMessage(workspaceId, id, message, seq, fills));
   await record().catch((error: unknown) => retrySummary(deps, record, { workspaceId, conversationId: id }, error));
   return message;

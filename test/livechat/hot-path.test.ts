@@ -68,7 +68,7 @@ describe('driver commands of one chat message', () => {
     const visitor = await widgetSocket(b.url, token);
     const seen = record<MessageCreated>(visitor, 'message.created');
     try {
-      // The first reply on B loads the session, membership and conversation; the next ones are warm.
+      // The first reply on B loads the session and membership (the conversation came with its creation); the next ones are warm.
       expect((await reply(b, ws, cid, 'warm-up')).status).toBe(201);
       const warm = await traced(b, () => reply(b, ws, cid, 'second'));
       expect(warm.result.status).toBe(201);
@@ -82,10 +82,21 @@ describe('driver commands of one chat message', () => {
     }
   });
 
-  test("an agent reply on a conversation the node has not seen: one read by _id, then the insert", async () => {
+  test('an agent reply on the other node than the one that created the conversation: the insert is the only command before the push', async () => {
     const { ws, cid } = await chat();
-    // B remembers the agent's session and membership (an inbox read), but has not met this conversation.
+    // B remembers the agent's session and membership (an inbox read); the conversation was created on A,
+    // which handed it to B's memory before answering.
     expect((await request(b.url, `/admin/workspaces/${ws.id}/conversations`, { token: ws.token })).status).toBe(200);
+    const warm = await traced(b, () => reply(b, ws, cid, 'first on B'));
+    expect(warm.result.status).toBe(201);
+    expect(warm.commands.slice(0, warm.beforePush!)).toEqual(['insert livechat_messages']);
+  });
+
+  test('an agent reply on a node that does not remember the conversation: one read by _id, then the insert', async () => {
+    const { ws, cid } = await chat();
+    expect((await request(b.url, `/admin/workspaces/${ws.id}/conversations`, { token: ws.token })).status).toBe(200);
+    // What a node holds once the remembered conversation expired (or when it missed the creation's share).
+    await b.deps.cache.invalidateConversation(cid);
     const cold = await traced(b, () => reply(b, ws, cid, 'cold'));
     expect(cold.result.status).toBe(201);
     expect(cold.commands.slice(0, cold.beforePush!)).toEqual(['find livechat_conversations', 'insert livechat_messages']);
@@ -170,6 +181,15 @@ describe('the remembered conversation on two nodes', () => {
       expect((await visitorPost(other, token, { body: 'hi' })).status).toBe(201);
       expect((await close(closer, ws, cid)).status).toBe(200);
       expect((await visitorPost(other, token, { body: 'again' })).status).toBe(409);
+    }
+  });
+
+  test('created and at once closed on A: B, which was handed the open conversation at creation, refuses straight away', async () => {
+    for (let i = 0; i < 10; i += 1) {
+      const { ws, token, cid } = await chat();
+      expect((await close(a, ws, cid)).status).toBe(200);
+      expect((await visitorPost(b, token, { body: 'late' })).status).toBe(409);
+      expect((await reply(b, ws, cid, 'late')).status).toBe(409);
     }
   });
 
