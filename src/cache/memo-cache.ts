@@ -7,23 +7,32 @@ const MAX_ENTRIES = 50_000;
 interface Memo {
   value: unknown;
   tags: string[];
+  /** When a hit reloads it in the background (entries on the default lifetime only). */
+  refreshAt: number;
 }
 
 /**
  * Short-lived answers of hot point lookups (key -> workspace, session -> user, membership roles), each
  * with the tags whose invalidation drops it on every node. Misses (null) are never kept, so a new
  * credential works at once; a revoked one stops as soon as its tag is published (or the TTL runs out).
+ *
+ * Entries on the default lifetime (what every request looks up: credentials, sessions, memberships) are
+ * reloaded in the background by the first hit past half their lifetime, so a key in steady use never
+ * makes a request wait on its reload; the answer served meanwhile is no older than the lifetime.
  */
 export class MemoCache {
   private readonly lru: ByteLru<Memo>;
   private readonly byTag = new Map<string, Set<string>>();
+  private readonly refreshing = new Set<string>();
   private generation = 0;
+  private readonly now: () => number;
 
   constructor(
     private readonly bus: InvalidationBus,
-    options: { ttlMs: number; now?: () => number },
+    private readonly options: { ttlMs: number; now?: () => number },
   ) {
-    this.lru = new ByteLru<Memo>({ maxBytes: MAX_ENTRIES, ttlMs: options.ttlMs, now: options.now ?? monotonicMs, onRemove: (key, memo) => this.unindex(key, memo.tags) });
+    this.now = options.now ?? monotonicMs;
+    this.lru = new ByteLru<Memo>({ maxBytes: MAX_ENTRIES, ttlMs: options.ttlMs, now: this.now, onRemove: (key, memo) => this.unindex(key, memo.tags) });
     bus.onInvalidate((tags) => {
       this.generation += 1;
       for (const tag of tags) for (const key of [...(this.byTag.get(tag) ?? [])]) this.lru.delete(key);
@@ -49,13 +58,30 @@ export class MemoCache {
   async remember<T>(key: string, tagsOf: (value: NonNullable<T>) => string[], load: () => Promise<T>, ttlMs?: number): Promise<T> {
     if (this.bus.live) {
       const memo = this.lru.get(key);
-      if (memo) return memo.value as T;
+      if (memo) {
+        if (memo.refreshAt <= this.now() && !this.refreshing.has(key)) this.refresh(key, tagsOf, load);
+        return memo.value as T;
+      }
     }
+    return this.load(key, tagsOf, load, ttlMs);
+  }
+
+  private async load<T>(key: string, tagsOf: (value: NonNullable<T>) => string[], load: () => Promise<T>, ttlMs?: number): Promise<T> {
     const token = this.generation;
     const value = await load();
     // An invalidation while loading may concern what was just read: keep nothing then.
     if (value !== null && value !== undefined && token === this.generation && this.bus.live) this.store(key, value, tagsOf(value as NonNullable<T>), ttlMs);
+    // A key that is gone (null) is dropped too, so a refresh cannot keep serving it.
+    else if (value === null || value === undefined) this.lru.delete(key);
     return value;
+  }
+
+  /** A background reload of a hit past half its lifetime; a failure leaves the entry to expire as it would have. */
+  private refresh<T>(key: string, tagsOf: (value: NonNullable<T>) => string[], load: () => Promise<T>): void {
+    this.refreshing.add(key);
+    this.load(key, tagsOf, load)
+      .catch(() => undefined)
+      .finally(() => this.refreshing.delete(key));
   }
 
   /**
@@ -71,7 +97,9 @@ export class MemoCache {
   }
 
   private store(key: string, value: unknown, tags: string[], ttlMs: number | undefined): void {
-    this.lru.set(key, { value, tags }, 1, ttlMs);
+    // Entries with a lifetime of their own are invalidated on every change and reloaded only when they expire.
+    const refreshAt = ttlMs === undefined ? this.now() + this.options.ttlMs / 2 : Infinity;
+    this.lru.set(key, { value, tags, refreshAt }, 1, ttlMs);
     for (const tag of tags) {
       let keys = this.byTag.get(tag);
       if (!keys) this.byTag.set(tag, (keys = new Set()));
