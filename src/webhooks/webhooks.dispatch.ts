@@ -2,22 +2,32 @@ import { randomBytes } from 'node:crypto';
 import { findWorkspace } from '../workspaces/workspaces.service.js';
 import type { Deps } from '../deps.js';
 import { isContentEvent, type DomainEvent } from '../events/events.js';
-import { endpointsFor } from './endpoints.service.js';
+import { endpointsFor, type WebhookEndpoint } from './endpoints.service.js';
 import { deliveryStore, leaseStore, type Delivery } from './webhooks.model.js';
-import { DISPATCH_JOB, envelopeOf, leaseTtl, newDelivery, payloadOf, scheduleRetry, sendAttempt, type AttemptResult } from './webhooks.service.js';
+import { DISPATCH_JOB, OpenedTargets, envelopeOf, leaseTtl, newDelivery, payloadOf, scheduleRetry, sendAttempt, storedTarget } from './webhooks.service.js';
+import type { AttemptResult, StoredTarget } from './webhooks.service.js';
 
 /**
  * The first-attempt pipeline. Publishing only stores the delivery (concurrent publishes share one insert);
  * a worker then dispatches each workspace in process under its lease: up to
  * `WEBHOOK_CONCURRENCY_PER_WORKSPACE` POSTs in flight, started in event (delivery id) order, their outcomes
- * recorded in groups. Nothing here scans the delivery history: pending deliveries live in a collection
- * that holds only those whose first attempt is not recorded yet.
+ * recorded in groups, behind the sends of a burst (see `RECORD_BEHIND_MS`). Nothing here scans the
+ * delivery history: pending deliveries live in a collection that holds only those whose first attempt is
+ * not recorded yet.
  */
 
 /** Events recorded with one insert at most. */
 const INSERT_BATCH = 200;
 /** First-attempt records written with one insert at most. */
-const COMPLETE_BATCH = 100;
+const COMPLETE_BATCH = 500;
+/**
+ * Outcomes wait while the dispatcher still has deliveries to start, so the engine's time goes to storing
+ * new events and the POSTs of a burst go out first; but not longer than this, nor more than
+ * `RECORD_BEHIND_MAX` of them. A holder killed meanwhile leaves them pending: the next holder sends them
+ * again (same `Webhook-Id`), so these bound the repeats a crash can cause.
+ */
+const RECORD_BEHIND_MS = 3_000;
+const RECORD_BEHIND_MAX = 2_000;
 const RENEW_EVERY_MS = 1_000;
 
 interface Queued {
@@ -64,15 +74,26 @@ async function writeQueued(deps: Deps, node: NodeState): Promise<void> {
     while (node.queued.length) {
       const group = node.queued.splice(0, INSERT_BATCH);
       const batchId = randomBytes(6).toString('hex');
+      // One draw of randomness and one sealing per target for the whole group, not one per event.
+      const random = randomBytes(16 * group.length);
+      const targets = new Map<string, StoredTarget>();
+      const sealed = (url: string) => targets.get(url) ?? targets.set(url, storedTarget(deps, url)).get(url)!;
       const made: Delivery[] = [];
       try {
         const ids = [...new Set(group.map((entry) => entry.event.workspaceId))];
         const workspaces = new Map(await Promise.all(ids.map(async (id) => [id, await findWorkspace(deps, id)] as const)));
-        const endpoints = await Promise.all(group.map((entry) => endpointsFor(deps, entry.event)));
+        // One look-up per workspace and event name: the endpoints' memo is dropped by every content event,
+        // so during a burst a look-up per event would read the endpoints once per event.
+        const lookups = new Map<string, Promise<WebhookEndpoint[]>>();
+        const subscribed = (event: DomainEvent) => {
+          const key = `${event.workspaceId}:${event.event}`;
+          return lookups.get(key) ?? lookups.set(key, endpointsFor(deps, event)).get(key)!;
+        };
+        const endpoints = await Promise.all(group.map((entry) => subscribed(entry.event)));
         const results = group.map((entry, index) => {
           const workspace = workspaces.get(entry.event.workspaceId);
           if (!workspace) return null;
-          const webhookId = `msg_${randomBytes(16).toString('hex')}`;
+          const webhookId = `msg_${random.toString('hex', 16 * index, 16 * index + 16)}`;
           const batch = `${batchId}.${workspace.id}`;
           const add = (delivery: Delivery) => {
             delivery.batch = batch;
@@ -83,10 +104,10 @@ async function writeQueued(deps: Deps, node: NodeState): Promise<void> {
           // The spec's URL keeps the spec's events and payload; delivery ids keep the event order per target.
           const spec =
             isContentEvent(entry.event) && workspace.webhookUrl
-              ? add(newDelivery(deps, workspace.id, { ...base, payload: payloadOf(entry.event), url: workspace.webhookUrl }))
+              ? add(newDelivery(deps, workspace.id, { ...base, payload: payloadOf(entry.event), url: sealed(workspace.webhookUrl) }))
               : null;
           for (const endpoint of endpoints[index]) {
-            add(newDelivery(deps, workspace.id, { ...base, payload: envelopeOf(entry.event, webhookId), url: endpoint.url, endpointId: endpoint.id }));
+            add(newDelivery(deps, workspace.id, { ...base, payload: envelopeOf(entry.event, webhookId), url: sealed(endpoint.url), endpointId: endpoint.id }));
           }
           return spec;
         });
@@ -186,7 +207,10 @@ class Dispatcher {
   private removedDuringFetch = new Set<string>();
   private inFlight = 0;
   private finished: { delivery: Delivery; result: AttemptResult }[] = [];
+  /** When the oldest of `finished` finished. */
+  private finishedSince = 0;
   private committing: Promise<void> | null = null;
+  private readonly targets: OpenedTargets;
   /** Pending deliveries may be stored that this holder was not handed (at start, or stored by another node). */
   private more = true;
   private attempted = 0;
@@ -200,7 +224,9 @@ class Dispatcher {
     private readonly workspaceId: string,
     private readonly holder: string,
     private readonly touch: () => Promise<void>,
-  ) {}
+  ) {
+    this.targets = new OpenedTargets(deps);
+  }
 
   wake(more = false): void {
     if (more) this.more = true;
@@ -259,31 +285,44 @@ class Dispatcher {
       // A stopped holder records nothing more (the deliveries stay pending for the next holder); keeping
       // them would restart an empty commit on every wake-up, forever.
       if (this.stopped) this.finished = [];
-      if (this.finished.length && !this.committing) this.committing = this.commit().finally(() => ((this.committing = null), this.wake()));
+      if (this.finished.length && !this.committing && this.recordNow()) this.committing = this.commit().finally(() => ((this.committing = null), this.wake()));
       const idle = this.inFlight === 0 && !this.finished.length && !this.committing;
       if (idle && (this.stopped || (!this.queue.length && !this.more))) return;
       await new Promise<void>((resolve) => (this.signal = resolve));
     }
   }
 
+  /** Outcomes are recorded once nothing waits to start, or once they have waited long enough (or are many). */
+  private recordNow(): boolean {
+    return !this.queue.length || this.finished.length >= RECORD_BEHIND_MAX || Date.now() - this.finishedSince >= RECORD_BEHIND_MS;
+  }
+
   /** Started in queue (event) order; the POST leaves before the next one is started. */
   private start(delivery: Delivery): void {
     this.inFlight += 1;
     this.attempted += 1;
-    void sendAttempt(this.deps, delivery)
+    void sendAttempt(this.deps, delivery, this.targets)
       .catch((error: unknown) => notSent(this.deps, error))
-      .then((result) => this.finished.push({ delivery, result }))
+      .then((result) => {
+        if (!this.finished.length) this.finishedSince = Date.now();
+        this.finished.push({ delivery, result });
+      })
       .finally(() => {
         this.inFlight -= 1;
         this.wake();
       });
   }
 
-  /** Writes finished first attempts in groups: records in, retries scheduled, then fully recorded groups of pending entries out. */
+  /**
+   * Writes the first attempts finished so far in groups: records in, retries scheduled, then fully
+   * recorded groups of pending entries out. Those finishing meanwhile wait for the next `recordNow`.
+   */
   private async commit(): Promise<void> {
     const store = deliveryStore(this.deps.db);
-    while (this.finished.length && !this.stopped) {
-      const group = this.finished.splice(0, COMPLETE_BATCH);
+    const finished = this.finished;
+    this.finished = [];
+    while (finished.length && !this.stopped) {
+      const group = finished.splice(0, COMPLETE_BATCH);
       const now = this.deps.clock.now();
       const records: Delivery[] = group.map(({ delivery, result }) => ({
         ...delivery,

@@ -62,6 +62,20 @@ export function signature(secret: string, webhookId: string, timestamp: number, 
   return `v1,${createHmac('sha256', key).update(`${webhookId}.${timestamp}.${body}`).digest('base64')}`;
 }
 
+/** A target as delivery records keep it: masked for display, sealed for sending. */
+export interface StoredTarget {
+  url: string;
+  sealedUrl: string;
+}
+
+/**
+ * Sealing costs a cipher run: a group of records to one URL shares one `StoredTarget` (the same
+ * ciphertext in several records reveals only that they go to the same URL, which `url` shows anyway).
+ */
+export function storedTarget(deps: Deps, url: string): StoredTarget {
+  return { url: maskSecret(url), sealedUrl: deps.secretBox.seal(url) };
+}
+
 /** A new delivery record, its target stored masked for display and sealed for sending. */
 export function newDelivery(
   deps: Deps,
@@ -70,7 +84,7 @@ export function newDelivery(
     event: string;
     webhookId: string;
     payload: Record<string, unknown>;
-    url: string;
+    url: string | StoredTarget;
     state: DeliveryState;
     nextAttemptAt?: Date;
     redeliveryOf?: string;
@@ -78,14 +92,15 @@ export function newDelivery(
   },
 ): Delivery {
   const now = deps.clock.now();
+  const target = typeof fields.url === 'string' ? storedTarget(deps, fields.url) : fields.url;
   return {
     id: newDeliveryId(),
     workspaceId,
     event: fields.event,
     webhookId: fields.webhookId,
     payload: fields.payload,
-    url: maskSecret(fields.url),
-    sealedUrl: deps.secretBox.seal(fields.url),
+    url: target.url,
+    sealedUrl: target.sealedUrl,
     state: fields.state,
     attempts: [],
     nextAttemptAt: fields.nextAttemptAt ?? null,
@@ -102,6 +117,31 @@ function targetOf(deps: Deps, delivery: Delivery): string {
   return delivery.sealedUrl ? deps.secretBox.open(delivery.sealedUrl) : delivery.url;
 }
 
+/** Opened targets are kept for this many sealed URLs at most (a dispatcher sees few distinct ones). */
+const OPENED_TARGETS_MAX = 64;
+
+/**
+ * The spec URL's targets a dispatcher has opened, by sealed value: the records of a group share one
+ * (see `storedTarget`), so a burst opens and parses each URL once instead of once per delivery.
+ */
+export class OpenedTargets {
+  private readonly opened = new Map<string, { target: string; secret: string | null }>();
+
+  constructor(private readonly deps: Deps) {}
+
+  of(delivery: Delivery): { target: string; secret: string | null } {
+    const key = delivery.sealedUrl ?? delivery.url;
+    let found = this.opened.get(key);
+    if (!found) {
+      const target = targetOf(this.deps, delivery);
+      found = { target, secret: new URL(target).searchParams.get('secret') };
+      if (this.opened.size >= OPENED_TARGETS_MAX) this.opened.clear();
+      this.opened.set(key, found);
+    }
+    return found;
+  }
+}
+
 export interface AttemptResult {
   attempt: DeliveryAttempt;
   state: DeliveryState;
@@ -110,7 +150,7 @@ export interface AttemptResult {
 }
 
 /** One attempt: check the target, send, classify. Nothing is written: the caller records it. */
-export async function sendAttempt(deps: Deps, delivery: Delivery): Promise<AttemptResult> {
+export async function sendAttempt(deps: Deps, delivery: Delivery, targets: OpenedTargets = new OpenedTargets(deps)): Promise<AttemptResult> {
   const number = delivery.attempts.length + 1;
   const now = deps.clock.now();
   const timestamp = Math.floor(now.getTime() / 1000);
@@ -126,8 +166,7 @@ export async function sendAttempt(deps: Deps, delivery: Delivery): Promise<Attem
     body = JSON.stringify(delivery.payload);
   } else {
     body = JSON.stringify({ ...delivery.payload, at: now.toISOString() });
-    target = targetOf(deps, delivery);
-    secret = new URL(target).searchParams.get('secret');
+    ({ target, secret } = targets.of(delivery));
   }
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
