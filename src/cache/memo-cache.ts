@@ -20,11 +20,54 @@ interface Memo {
  * reloaded in the background by the first hit past half their lifetime, so a key in steady use never
  * makes a request wait on its reload; the answer served meanwhile is no older than the lifetime.
  */
+/**
+ * Which tags were invalidated since a load began: a load is kept only if none of its value's tags was, so
+ * a burst of unrelated changes (every content publish) does not throw away every session load in flight.
+ */
+class InvalidationLog {
+  private seq = 0;
+  private everything = 0;
+  private readonly byTag = new Map<string, number>();
+  private readonly loading = new Map<number, number>();
+
+  begin(): number {
+    this.loading.set(this.seq, (this.loading.get(this.seq) ?? 0) + 1);
+    return this.seq;
+  }
+
+  /** Ends the load begun at `since`: whether a value under `tags` it read may still be current. */
+  end(since: number, tags: string[]): boolean {
+    const current = this.everything <= since && tags.every((tag) => (this.byTag.get(tag) ?? 0) <= since);
+    const left = this.loading.get(since)! - 1;
+    if (left) this.loading.set(since, left);
+    else this.loading.delete(since);
+    this.forgetUnneeded();
+    return current;
+  }
+
+  invalidated(tags: string[]): void {
+    this.seq += 1;
+    for (const tag of tags) this.byTag.set(tag, this.seq);
+  }
+
+  invalidatedEverything(): void {
+    this.everything = this.seq += 1;
+  }
+
+  /** Only loads still running need to know about earlier invalidations. */
+  private forgetUnneeded(): void {
+    if (!this.loading.size) return this.byTag.clear();
+    if (this.byTag.size < 1_000) return;
+    const oldest = Math.min(...this.loading.keys());
+    for (const [tag, seq] of this.byTag) if (seq <= oldest) this.byTag.delete(tag);
+  }
+}
+
 export class MemoCache {
   private readonly lru: ByteLru<Memo>;
   private readonly byTag = new Map<string, Set<string>>();
   private readonly refreshing = new Set<string>();
-  private generation = 0;
+  private readonly invalidations = new InvalidationLog();
   private readonly now: () => number;
 
   constructor(
@@ -34,11 +77,11 @@ export class MemoCache {
     this.now = options.now ?? monotonicMs;
     this.lru = new ByteLru<Memo>({ maxBytes: MAX_ENTRIES, ttlMs: options.ttlMs, now: this.now, onRemove: (key, memo) => this.unindex(key, memo.tags) });
     bus.onInvalidate((tags) => {
-      this.generation += 1;
+      this.invalidations.invalidated(tags);
       for (const tag of tags) for (const key of [...(this.byTag.get(tag) ?? [])]) this.lru.delete(key);
     });
     bus.onResync(() => {
-      this.generation += 1;
+      this.invalidations.invalidatedEverything();
       this.lru.clear();
     });
     bus.onShared(({ key, tags, value, ttlMs }) => {
@@ -67,12 +110,23 @@ export class MemoCache {
   }
 
   private async load<T>(key: string, tagsOf: (value: NonNullable<T>) => string[], load: () => Promise<T>, ttlMs?: number): Promise<T> {
-    const token = this.generation;
-    const value = await load();
-    // An invalidation while loading may concern what was just read: keep nothing then.
-    if (value !== null && value !== undefined && token === this.generation && this.bus.live) this.store(key, value, tagsOf(value as NonNullable<T>), ttlMs);
-    // A key that is gone (null) is dropped too, so a refresh cannot keep serving it.
-    else if (value === null || value === undefined) this.lru.delete(key);
+    const since = this.invalidations.begin();
+    let value: T;
+    try {
+      value = await load();
+    } catch (error) {
+      this.invalidations.end(since, []);
+      throw error;
+    }
+    if (value === null || value === undefined) {
+      this.invalidations.end(since, []);
+      // A key that is gone is dropped too, so a refresh cannot keep serving it.
+      this.lru.delete(key);
+      return value;
+    }
+    const tags = tagsOf(value as NonNullable<T>);
+    // An invalidation of its tags while loading may concern what was just read: keep nothing then.
+    if (this.invalidations.end(since, tags) && this.bus.live) this.store(key, value, tags, ttlMs);
     return value;
   }
 

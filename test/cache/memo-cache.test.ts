@@ -101,3 +101,22 @@ test('a reload overtaken by an invalidation keeps nothing; entries with a lifeti
   await expect(memo.remember('conversation:c', tags, db.load, 60_000)).resolves.toEqual({ name: 'conversation' });
   expect(db.calls).toBe(4);
 });
+
+test('an invalidation of other tags while loading keeps the loaded value', async () => {
+  const { bus, memo } = await memoOnALoneNode();
+  const db = source<{ name: string }>();
+  const loading = memo.remember('session:a', tags, db.load);
+  // Every content publish invalidates its workspace's tags: a session read meanwhile is still current.
+  await bus.publish(['content:ws1']);
+  await db.answer({ name: 'Ada' });
+  await loading;
+  await expect(memo.remember('session:a', tags, db.load)).resolves.toEqual({ name: 'Ada' });
+  expect(db.calls).toBe(1);
+
+});
+  await other;
+  const again = memo.remember('session:b', () => ['user:2'], db.load);
+  expect(db.calls).toBe(3);
+  await db.answer({ name: 'Grace Hopper' });
+  await expect(again).resolves.toEqual({ name: 'Grace Hopper' });
+});
