@@ -112,11 +112,4 @@ test('an invalidation of other tags while loading keeps the loaded value', async
   await loading;
   await expect(memo.remember('session:a', tags, db.load)).resolves.toEqual({ name: 'Ada' });
   expect(db.calls).toBe(1);
-
-});
-  await other;
-  const again = memo.remember('session:b', () => ['user:2'], db.load);
-  expect(db.calls).toBe(3);
-  await db.answer({ name: 'Grace Hopper' });
-  await expect(again).resolves.toEqual({ name: 'Grace Hopper' });
 });
