@@ -5,15 +5,24 @@ import type { Authentication, RouteDef } from './route.js';
 import { cacheKeyFor, cacheRequestOf } from './mount.js';
 import { etagNamedBy } from './conditional-get.js';
 import { EXTERNAL_CORS_HEADERS, VARY_BY_CREDENTIAL } from './middleware.js';
-import { countRequest, markRateCounted, rateLimitHeaders } from './rate-limit.js';
+import { countRequestUnless, markRateCounted, rateLimitHeaders } from './rate-limit.js';
+import type { CounterGuard } from '../db/counters.js';
 import { REQUEST_COMPLETED, requestIdOf } from './request-log.js';
 
-/** What authenticates a request here without the database (see `authenticateFromMemo`). */
+/**
+ * A credential resolved without the database, and the counter that, once it holds `reached`, means the
+ * request must be refused by the full path instead (the address's guessing throttle).
+ */
+export interface MemoAuthentication extends Authentication {
+  throttle: CounterGuard;
+}
+
+/** What authenticates a request here without the database or Redis (see `authenticateFromMemo`). */
 export type MemoAuthenticator = (
   deps: Deps,
   def: RouteDef,
   raw: { header(name: string): string | undefined; query: Record<string, unknown>; ip: string | undefined },
-) => Promise<Authentication | undefined>;
+) => MemoAuthentication | undefined;
 
 interface Candidate {
   def: RouteDef;
@@ -70,10 +79,12 @@ export function fastPath(deps: Deps, routes: RouteDef[], authenticate: MemoAuthe
     const matched = match(url);
     if (!matched) return false;
     const { def, query, request } = matched;
-    const auth = await authenticate(deps, def, { header: (name) => headerOf(req, name), query, ip: req.socket.remoteAddress });
+    const auth = authenticate(deps, def, { header: (name) => headerOf(req, name), query, ip: req.socket.remoteAddress });
     const workspaceId = (auth?.context as { workspace?: { id: string } | null } | undefined)?.workspace?.id;
     if (!auth?.rateSubject || !workspaceId) return false;
-    const counted = await countRequest(deps, auth.rateSubject);
+    // Counted only while the address is not throttled for guessing: the full path refuses that, uncounted.
+    const counted = await countRequestUnless(deps, auth.rateSubject, auth.throttle);
+    if (!counted) return false;
     const hit = counted.count > limit ? undefined : deps.cache.content.hitOnly(cacheKeyFor(workspaceId, def, request));
     if (!hit) {
       markRateCounted(req, counted);

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Response } from 'express';
 import type { Deps } from '../deps.js';
-import type { WindowCount } from '../db/counters.js';
+import type { CounterGuard, WindowCount } from '../db/counters.js';
 import { fail } from '../shared/errors.js';
 
 /**
@@ -23,6 +23,11 @@ const COUNTED = Symbol('hearth.rateCounted');
 /** Counts one request of `subject` in its window. */
 export function countRequest(deps: Deps, subject: string): Promise<WindowCount> {
   return deps.counters.hit(`rate:${subject}`, 60_000);
+}
+
+/** The same, unless `guard`'s counter has reached its bound (then null, nothing counted). */
+export function countRequestUnless(deps: Deps, subject: string, guard: CounterGuard): Promise<WindowCount | null> {
+  return deps.counters.hitUnless(`rate:${subject}`, 60_000, guard);
 }
 
 /** The fast path counted this request before handing it on: the full path uses that count, never a second. */
