@@ -14,9 +14,10 @@
  * - `db_ops_per_warm_request`: driver commands (`commandStarted`) the node sent for 100 warm list
  *   requests in series, divided by 100, less what it sends idle over the same time.
  *
- * Last line: the JSON figures. Engine: MONGODB_URI when set, else a private FerretDB (see bench/support).
+ * Last line: the JSON figures. Engine: MONGODB_URI when set, else a private FerretDB; Redis: REDIS_URL
+ * when set, else a private redis-server (see bench/support).
  */
-import { benchEngine } from './support/environment.js';
+import { benchEngine, benchRedis } from './support/environment.js';
 import { now, report, round, runBench } from './support/children.js';
 import { pool, startBare, startNode, type NodeChild } from './support/hearth.js';
 import { rawGet } from '../test/support/raw-http.js';
@@ -57,8 +58,10 @@ async function opsPerRequest(node: NodeChild, count: number, send: () => Promise
 
 await runBench(async (cleanup) => {
   const engine = await benchEngine('bench_content', cleanup);
-  // One node without jobs (reads need none), so the command count is the requests' own.
-  const node = await startNode({ uri: engine.uri, dbName: engine.dbName, redisUrl: process.env.REDIS_URL, role: 'api' });
+  // One node without jobs (reads need none), so the command count is the requests' own; with Redis, as
+  // nodes run in production: the rate limit is counted there and the cache listens for invalidations.
+  const redisUrl = await benchRedis(cleanup);
+  const node = await startNode({ uri: engine.uri, dbName: engine.dbName, redisUrl, role: 'api' });
   cleanup(() => node.stop());
   const ws = await createWorkspace(node.url, { slug: 'bench', name: 'Bench', locales: ['en', 'de'], defaultLocale: 'en' });
   const seedStart = now();
