@@ -172,6 +172,14 @@ export class RedisCounters implements Counters {
     if (this.guards.size >= MAX_TRACKED_KEYS) this.guards.clear();
     const now = Date.now();
     for (const batch of batches) {
+      if (!this.redis.isReady) {
+        // Gone since the hits were asked for: counted here, as they would have been a moment later.
+        const fallback = this.degrade();
+        for (const { resolve, reject } of batch.waiters) {
+          (batch.guard ? fallback.hitUnless(batch.key, batch.windowMs, batch.guard) : fallback.hit(batch.key, batch.windowMs)).then(resolve, reject);
+        }
+        continue;
+      }
       const ahead = this.aheadFor(batch.slot, now);
       const asked = batch.waiters.length + ahead;
       this.countBatch(batch, asked).then(

@@ -6,7 +6,8 @@ import { fail } from '../shared/errors.js';
 
 /**
  * Fixed one-minute window per subject (the credential a route resolved), counted in Redis when present
- * so all nodes share it. Sets the RateLimit headers on every answer, 429 included.
+ * so all nodes share it (a busy subject's counts are taken a few ahead, see `RedisCounters`: its limit
+ * may bite that many requests early, never late). Sets the RateLimit headers on every answer, 429 included.
  */
 export async function enforceRateLimit(deps: Deps, subject: string, res: Response): Promise<void> {
   const limit = deps.config.RATE_LIMIT_PER_MINUTE;
