@@ -126,7 +126,11 @@ export class RedisCounters implements Counters {
     const reserve = this.reserves.get(slot);
     if (reserve && reserve.next <= reserve.last && reserve.resetAt > now) {
       const known = guard && this.guards.get(guard.key);
-      if (!guard) return Promise.resolve({ count: reserve.next++, resetInMs: reserve.resetAt - now });
+      if (!guard) {
+        const count = reserve.next++;
+        if (this.guards.has(key)) this.guards.set(key, { count, at: now });
+        return Promise.resolve({ count, resetInMs: reserve.resetAt - now });
+      }
       if (known && now - known.at <= GUARD_FRESH_MS) {
         return Promise.resolve(known.count >= guard.reached ? null : { count: reserve.next++, resetInMs: reserve.resetAt - now });
       }
