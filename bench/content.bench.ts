@@ -5,7 +5,9 @@
  * - BENCH_POSTS published posts (default 60, the issue's reference case; 1000 for the large case), half
  *   in `en`, their translations in `de`, made through the admin API as a user would.
  * - Warm reads: `GET /external/posts?limit=50` and `GET /external/posts/:slug`, loaded by wrk (separate
- *   process) for BENCH_SECONDS with BENCH_CONNECTIONS; the bare server gets the same wrk settings.
+ *   process) with BENCH_CONNECTIONS; the bare server gets the same wrk settings. After one second of
+ *   warm-up each, the two take turns BENCH_ROUNDS times (default 5) for BENCH_SECONDS in all each, so
+ *   that outside load on a shared machine falls on both alike; the human line shows each round's ratio.
  * - Cold list: before every list request the workspace's name is changed (PATCH, not timed). The name is
  *   in every item's JSON-LD (`publisher.name`), so any correct cache must drop the answer; the bench
  *   checks the new name is there. One connection, requests in series, for BENCH_SECONDS:
@@ -14,17 +16,20 @@
  * - `db_ops_per_warm_request`: driver commands (`commandStarted`) the node sent for 100 warm list
  *   requests in series, divided by 100, less what it sends idle over the same time.
  *
- * Last line: the JSON figures. Engine: MONGODB_URI when set, else a private FerretDB (see bench/support).
+ * Last line: the JSON figures. Engine: MONGODB_URI when set, else a private FerretDB; Redis: REDIS_URL
+ * when set, else a private redis-server (see bench/support).
  */
-import { benchEngine } from './support/environment.js';
+import { benchEngine, benchRedis } from './support/environment.js';
 import { now, report, round, runBench } from './support/children.js';
 import { pool, startBare, startNode, type NodeChild } from './support/hearth.js';
 import { rawGet } from '../test/support/raw-http.js';
-import { CONNECTIONS, SECONDS, loadTool, measure, type LoadResult } from './support/load.js';
+import { CONNECTIONS, SECONDS, loadTool, measure, measurePaired, type LoadResult } from './support/load.js';
 import { createWorkspace, request } from '../test/support/harness.js';
 
 const POSTS = Number(process.env.BENCH_POSTS ?? 60);
 const WARM_SAMPLE = 100;
+/** Hearth and the bare server take turns this many times (SECONDS / ROUNDS each), see `measurePaired`. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
 async function seedPosts(url: string, ws: { id: string; token: string }): Promise<void> {
   const body = (i: number) => `## Part ${i}\n\n${'Lorem ipsum dolor sit amet, **consectetur** adipiscing elit. '.repeat(20)}\n\n- one\n- two`;
@@ -57,8 +62,10 @@ async function opsPerRequest(node: NodeChild, count: number, send: () => Promise
 
 await runBench(async (cleanup) => {
   const engine = await benchEngine('bench_content', cleanup);
-  // One node without jobs (reads need none), so the command count is the requests' own.
-  const node = await startNode({ uri: engine.uri, dbName: engine.dbName, redisUrl: process.env.REDIS_URL, role: 'api' });
+  // One node without jobs (reads need none), so the command count is the requests' own; with Redis, as
+  // nodes run in production: the rate limit is counted there and the cache listens for invalidations.
+  const redisUrl = await benchRedis(cleanup);
+  const node = await startNode({ uri: engine.uri, dbName: engine.dbName, redisUrl, role: 'api' });
   cleanup(() => node.stop());
   const ws = await createWorkspace(node.url, { slug: 'bench', name: 'Bench', locales: ['en', 'de'], defaultLocale: 'en' });
   const seedStart = now();
@@ -84,12 +91,18 @@ await runBench(async (cleanup) => {
   const slugOps = await opsPerRequest(node, WARM_SAMPLE, () => fetchOk(slugPath));
 
   const loads: Record<string, LoadResult> = {};
+  const roundRatios: Record<string, number[]> = {};
   for (const [name, answer, path] of [['list', listAnswer, listPath], ['slug', slugAnswer, slugPath]] as const) {
     const bare = await startBare(answer);
     cleanup(() => bare.stop());
-    loads[`bare_${name}`] = await measure(bare.url + path);
+    // Both warmed alike (JIT, connections) before anything is counted.
+    await measure(bare.url + path, {}, 1);
+    await measure(node.url + path, headers, 1);
+    const paired = await measurePaired({ url: node.url + path, headers }, { url: bare.url + path }, ROUNDS);
     await bare.stop();
-    loads[name] = await measure(node.url + path, headers);
+    loads[`bare_${name}`] = paired.yardstick;
+    loads[name] = paired.subject;
+    roundRatios[name] = paired.roundRatios;
   }
 
   // Cold list: a content-visible workspace change before each request.
@@ -116,13 +129,13 @@ await runBench(async (cleanup) => {
 
   const tool = loads.list.tool;
   const failures = Object.entries(loads).filter(([, load]) => load.failures > 0);
-  const row = (label: string, load: LoadResult, bare: LoadResult, ops: number) =>
-    `  ${label.padEnd(42)} ${load.rps.toFixed(0).padStart(7)} req/s  p50 ${load.p50Ms.toFixed(1).padStart(6)} ms  p99 ${load.p99Ms.toFixed(1).padStart(6)} ms | bare ${bare.rps.toFixed(0).padStart(7)} req/s | ratio ${(load.rps / bare.rps).toFixed(3)} | ${ops.toFixed(2)} db ops/req`;
+  const row = (label: string, load: LoadResult, bare: LoadResult, ops: number, ratios: number[]) =>
+    `  ${label.padEnd(42)} ${load.rps.toFixed(0).padStart(7)} req/s  p50 ${load.p50Ms.toFixed(1).padStart(6)} ms  p99 ${load.p99Ms.toFixed(1).padStart(6)} ms | bare ${bare.rps.toFixed(0).padStart(7)} req/s | ratio ${(load.rps / bare.rps).toFixed(3)} (rounds ${ratios.map((ratio) => ratio.toFixed(2)).join(' ')}) | ${ops.toFixed(2)} db ops/req`;
   report(
     [
       `  (${listed} items, ${(listAnswer.body.length / 1024).toFixed(1)} KiB per list answer)`,
-      row(`GET ${listPath}`, loads.list, loads.bare_list, listOps),
-      row(`GET ${slugPath}`, loads.slug, loads.bare_slug, slugOps),
+      row(`GET ${listPath}`, loads.list, loads.bare_list, listOps, roundRatios.list),
+      row(`GET ${slugPath}`, loads.slug, loads.bare_slug, slugOps, roundRatios.slug),
       `  ${'cold list (workspace PATCHed before each)'.padEnd(42)} ${(1000 / coldMeanMs).toFixed(0).padStart(7)} req/s  mean ${coldMeanMs.toFixed(1)} ms over ${coldLatencies.length} requests, 1 connection | ${coldOpsMean.toFixed(2)} db ops/req${stale ? ` | ${stale} STALE answers (old name)` : ''}`,
       ...failures.map(([name, load]) => `  WARNING: ${name}: ${load.failures} failed requests (non-2xx/3xx or socket errors)`),
     ],

@@ -72,15 +72,15 @@ function parseWrk(output: string): LoadResult {
   return { rps, requests, failures: non2xx + socketErrors, p50Ms: wrkLatency(output, '50'), p99Ms: wrkLatency(output, '99'), tool: 'wrk' };
 }
 
-/** Load against one URL for SECONDS with CONNECTIONS connections (one wrk thread). */
-export async function measure(url: string, headers: Record<string, string> = {}): Promise<LoadResult> {
+/** Load against one URL for `seconds` (SECONDS) with CONNECTIONS connections (one wrk thread). */
+export async function measure(url: string, headers: Record<string, string> = {}, seconds = SECONDS): Promise<LoadResult> {
   const headerArgs = (flag: string, join: string) => Object.entries(headers).flatMap(([name, value]) => [flag, `${name}${join}${value}`]);
   if (loadTool() === 'wrk') {
-    const output = await run('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--latency', '--timeout', '30s', ...headerArgs('-H', ': '), url]);
+    const output = await run('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '--timeout', '30s', ...headerArgs('-H', ': '), url]);
     return parseWrk(output);
   }
   const cli = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
-  const output = await run(process.execPath, [cli, '-c', String(CONNECTIONS), '-d', String(SECONDS), '-t', '30', '-j', ...headerArgs('-H', '='), url]);
+  const output = await run(process.execPath, [cli, '-c', String(CONNECTIONS), '-d', String(seconds), '-t', '30', '-j', ...headerArgs('-H', '='), url]);
   const result = JSON.parse(output) as { requests: { total: number; average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number; timeouts: number; duration: number };
   return {
     rps: result.requests.total / result.duration,
@@ -90,4 +90,33 @@ export async function measure(url: string, headers: Record<string, string> = {})
     p99Ms: result.latency.p99,
     tool: 'autocannon-child',
   };
+}
+
+/**
+ * Two servers measured in alternation, `rounds` times `seconds / rounds` each, so that load from outside
+ * the bench (a shared machine) falls on both alike instead of on whichever ran in a busy moment. Each
+ * side's figure sums its rounds (rate = all requests / all time; latencies: the median round's); the
+ * per-round ratios say how steady the comparison was.
+ */
+export async function measurePaired(
+  subject: { url: string; headers?: Record<string, string> },
+  yardstick: { url: string; headers?: Record<string, string> },
+  rounds: number,
+  seconds = SECONDS,
+): Promise<{ subject: LoadResult; yardstick: LoadResult; roundRatios: number[] }> {
+  const per = Math.max(1, Math.round(seconds / rounds));
+  const subjectRounds: LoadResult[] = [];
+  const yardstickRounds: LoadResult[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    // Alternate which goes first, so neither always follows the other's load.
+    const order = round % 2 === 0 ? [yardstick, subject] : [subject, yardstick];
+    for (const side of order) (side === subject ? subjectRounds : yardstickRounds).push(await measure(side.url, side.headers, per));
+  }
+  const combine = (results: LoadResult[]): LoadResult => {
+    const byRate = [...results].sort((a, b) => a.rps - b.rps);
+    const median = byRate[Math.floor(byRate.length / 2)];
+    const rps = results.reduce((sum, result) => sum + result.rps, 0) / results.length;
+    return { ...median, rps, requests: results.reduce((sum, result) => sum + result.requests, 0), failures: results.reduce((sum, result) => sum + result.failures, 0) };
+  };
+  return { subject: combine(subjectRounds), yardstick: combine(yardstickRounds), roundRatios: subjectRounds.map((result, i) => result.rps / yardstickRounds[i].rps) };
 }

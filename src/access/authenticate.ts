@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { Deps } from '../deps.js';
 import type { Authentication, AuthMode, RouteDef } from '../http/route.js';
+import type { MemoAuthentication } from '../http/fast-path.js';
 import { sha256Hex } from '../shared/crypto.js';
 import { fail } from '../shared/errors.js';
 import { credentialKindOf, resolveKey, type CredentialKind } from '../credentials/credentials.service.js';
@@ -144,10 +145,11 @@ export interface RawCredentials {
 /**
  * The same resolution as `authenticate` for a GET of a key-authenticated route, from remembered answers
  * only: undefined whenever it would need the database, refuse, or count a failure (the caller then hands
- * the request to the full path, which does all that). Also undefined while the address is throttled for
- * guessing, so that refusal keeps its one code path.
+ * the request to the full path, which does all that). The address's guessing throttle is not read here
+ * but named (`throttle`): the caller counts the request only while it is open, in the same Redis round
+ * trip, and hands a throttled request to the full path, so that refusal keeps its one code path.
  */
-export async function authenticateFromMemo(deps: Deps, def: RouteDef, raw: RawCredentials): Promise<Authentication | undefined> {
+export function authenticateFromMemo(deps: Deps, def: RouteDef, raw: RawCredentials): MemoAuthentication | undefined {
   const accepted = ACCEPTS[def.auth];
   if (!accepted) return undefined;
   const fromHeader = (name: string) => {
@@ -160,7 +162,10 @@ export async function authenticateFromMemo(deps: Deps, def: RouteDef, raw: RawCr
   if (kind && !accepted.includes(kind)) return undefined;
   const resolved = deps.cache.memo.peek<{ kind: CredentialKind; workspace: KeyPrincipal['workspace'] }>(keyMemo(key));
   if (!resolved) return undefined;
-  if ((await deps.counters.peek(failureKeyOf(raw.ip))) >= deps.config.AUTH_FAILURES_PER_MINUTE) return undefined;
   const principal: KeyPrincipal = { workspace: resolved.workspace, credentialKind: resolved.kind };
-  return { context: principal, rateSubject: `key:${resolved.kind}:${resolved.workspace.id}` };
+  return {
+    context: principal,
+    rateSubject: `key:${resolved.kind}:${resolved.workspace.id}`,
+    throttle: { key: failureKeyOf(raw.ip), reached: deps.config.AUTH_FAILURES_PER_MINUTE },
+  };
 }

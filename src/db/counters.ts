@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { RedisClient } from './redis.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
@@ -6,6 +7,11 @@ export interface WindowCount {
   count: number;
   /** Milliseconds until the window resets. */
   resetInMs: number;
+}
+
+export interface CounterGuard {
+  key: string;
+  reached: number;
 }
 
 /**
@@ -20,17 +26,74 @@ export interface Counters {
    * number of nodes. Without Redis configured this process is the only node and counts as `hit` does.
    */
   strictHit(key: string, windowMs: number): Promise<WindowCount | null>;
+  /**
+   * Like `hit`, unless `guard.key`'s window has already counted `guard.reached` (then null, nothing
+   * counted): a check and a count that would otherwise be two Redis round trips, in one.
+   */
+  hitUnless(key: string, windowMs: number, guard: CounterGuard): Promise<WindowCount | null>;
   /** The count of the current window without adding to it (0 when none is open). */
   peek(key: string): Promise<number>;
   reset(key: string): Promise<void>;
 }
 
 /**
+ * INCRBY under a guard: nothing counted (-1) once the guard's window holds `reached` or more. Answers
+ * `[count, window rest in ms, the guard's count]`.
+ */
+const GUARDED_INCRBY = `
+local guarded = tonumber(redis.call('GET', KEYS[2]) or '0')
+if guarded >= tonumber(ARGV[3]) then return {-1, 0, guarded} end
+local count = redis.call('INCRBY', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[1], 'NX')
+return {count, redis.call('PTTL', KEYS[1]), guarded}`;
+const GUARDED_INCRBY_SHA = createHash('sha1').update(GUARDED_INCRBY).digest('hex');
+
+/** A key this node hit at least this often in the last DEMAND_WINDOW_MS is busy: it counts ahead. */
+const BUSY_HITS = 8;
+const DEMAND_WINDOW_MS = 10;
+/** At most this many counts are taken ahead per key, so at most this many can go unused per window. */
+const MAX_AHEAD = 64;
+/** How long a guard's count read from Redis (or counted here) decides for counts handed out ahead. */
+const GUARD_FRESH_MS = 50;
+/** Bookkeeping per key is dropped past this many keys (it only ever makes a busy key cheaper). */
+const MAX_TRACKED_KEYS = 10_000;
+
+/** The `hit`s of one key (and guard) asked for in one turn of the event loop, sent as one command. */
+interface Batch {
+  slot: string;
+  key: string;
+  windowMs: number;
+  guard?: CounterGuard;
+  waiters: { resolve: (count: WindowCount | null) => void; reject: (error: unknown) => void }[];
+}
+
+/** Counts of a busy key taken from Redis ahead of its hits, handed out here in order until the window ends. */
+interface Reserve {
+  next: number;
+  last: number;
+  resetAt: number;
+}
+
+/**
  * While Redis is unreachable the node counts in its own memory (logged once), so limits still hold per
  * node and requests never hang on a queued Redis command.
+ *
+ * Every count is a count of the shared Redis counter, each given once, so a limit holds across nodes
+ * as with one INCR per hit, but fewer round trips carry them: the hits of one key within one turn of
+ * the event loop go as one INCRBY, each caller getting its own count out of the range, in the order
+ * asked; and a busy key (BUSY_HITS in DEMAND_WINDOW_MS on this node) takes up to MAX_AHEAD more counts
+ * than asked, handed to its next hits without a round trip while the window lasts. The cost: counts
+ * taken ahead and not used are lost to that window (at most MAX_AHEAD per busy key and node), so a
+ * limit may bite that many hits early, never late. A guarded hit is handed a count ahead only while
+ * its guard's count is known from the last GUARD_FRESH_MS (from Redis, or counted on this node).
  */
 export class RedisCounters implements Counters {
   private degraded = false;
+  private readonly batches = new Map<string, Batch>();
+  private flushScheduled = false;
+  private readonly reserves = new Map<string, Reserve>();
+  private readonly demand = new Map<string, { since: number; hits: number; previous: number }>();
+  private readonly guards = new Map<string, { count: number; at: number }>();
 
   constructor(
     private readonly redis: RedisClient,
@@ -39,13 +102,113 @@ export class RedisCounters implements Counters {
   ) {}
 
   async hit(key: string, windowMs: number): Promise<WindowCount> {
-    if (!this.redis.isReady) {
-      if (!this.degraded) this.logger.warn('redis unavailable: counting rate limits in this node until it is back');
-      this.degraded = true;
-      return this.fallback.hit(key, windowMs);
-    }
+    if (!this.redis.isReady) return this.degrade().hit(key, windowMs);
     this.degraded = false;
-    return this.redisHit(key, windowMs);
+    return (await this.counted(key, windowMs))!;
+  }
+
+  async hitUnless(key: string, windowMs: number, guard: CounterGuard): Promise<WindowCount | null> {
+    if (!this.redis.isReady) return this.degrade().hitUnless(key, windowMs, guard);
+    this.degraded = false;
+    return this.counted(key, windowMs, guard);
+  }
+
+  private degrade(): Counters {
+    if (!this.degraded) this.logger.warn('redis unavailable: counting rate limits in this node until it is back');
+    this.degraded = true;
+    return this.fallback;
+  }
+
+  private counted(key: string, windowMs: number, guard?: CounterGuard): Promise<WindowCount | null> {
+    const now = Date.now();
+    const slot = `${key}\n${windowMs}`;
+    this.noteDemand(slot, now);
+    const reserve = this.reserves.get(slot);
+    if (reserve && reserve.next <= reserve.last && reserve.resetAt > now) {
+      const known = guard && this.guards.get(guard.key);
+      if (!guard) {
+        const count = reserve.next++;
+        if (this.guards.has(key)) this.guards.set(key, { count, at: now });
+        return Promise.resolve({ count, resetInMs: reserve.resetAt - now });
+      }
+      if (known && now - known.at <= GUARD_FRESH_MS) {
+        return Promise.resolve(known.count >= guard.reached ? null : { count: reserve.next++, resetInMs: reserve.resetAt - now });
+      }
+    }
+    const batchKey = guard ? `${slot}\n${guard.key}\n${guard.reached}` : slot;
+    let batch = this.batches.get(batchKey);
+    if (!batch) this.batches.set(batchKey, (batch = { slot, key, windowMs, guard, waiters: [] }));
+    const waiters = batch.waiters;
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+    return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
+  }
+
+  private noteDemand(slot: string, now: number): void {
+    let demand = this.demand.get(slot);
+    if (!demand) {
+      if (this.demand.size >= MAX_TRACKED_KEYS) this.demand.clear();
+      this.demand.set(slot, (demand = { since: now, hits: 0, previous: 0 }));
+    }
+    if (now - demand.since >= DEMAND_WINDOW_MS) {
+      demand.previous = now - demand.since < 2 * DEMAND_WINDOW_MS ? demand.hits : 0;
+      demand.hits = 0;
+      demand.since = now;
+    }
+    demand.hits += 1;
+  }
+
+  /** Counts to take ahead for a key: none while it still holds some (a guard's refresh), so none are dropped unused. */
+  private aheadFor(slot: string, now: number): number {
+    const reserve = this.reserves.get(slot);
+    if (reserve && reserve.next <= reserve.last && reserve.resetAt > now) return 0;
+    const previous = this.demand.get(slot)?.previous ?? 0;
+    return previous >= BUSY_HITS ? Math.min(MAX_AHEAD, previous) : 0;
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const batches = [...this.batches.values()];
+    this.batches.clear();
+    if (this.reserves.size >= MAX_TRACKED_KEYS) this.reserves.clear();
+    if (this.guards.size >= MAX_TRACKED_KEYS) this.guards.clear();
+    const now = Date.now();
+    for (const batch of batches) {
+      if (!this.redis.isReady) {
+        // Gone since the hits were asked for: counted here, as they would have been a moment later.
+        const fallback = this.degrade();
+        for (const { resolve, reject } of batch.waiters) {
+          (batch.guard ? fallback.hitUnless(batch.key, batch.windowMs, batch.guard) : fallback.hit(batch.key, batch.windowMs)).then(resolve, reject);
+        }
+        continue;
+      }
+      const ahead = this.aheadFor(batch.slot, now);
+      const asked = batch.waiters.length + ahead;
+      this.countBatch(batch, asked).then(
+        (counted) => {
+          const now = Date.now();
+          if (counted && this.guards.has(batch.key)) this.guards.set(batch.key, { count: counted.count, at: now });
+          const first = counted ? counted.count - asked + 1 : 0;
+          if (counted && ahead > 0) this.reserves.set(batch.slot, { next: counted.count - ahead + 1, last: counted.count, resetAt: now + counted.resetInMs });
+          batch.waiters.forEach(({ resolve }, i) => resolve(counted && { count: first + i, resetInMs: counted.resetInMs }));
+        },
+        (error: unknown) => batch.waiters.forEach(({ reject }) => reject(error)),
+      );
+    }
+  }
+
+  /** One INCRBY of `by` for the whole batch (nothing under a reached guard): the count after it and the window's rest. */
+  private async countBatch({ key, windowMs, guard }: Batch, by: number): Promise<WindowCount | null> {
+    if (!guard) return this.redisHit(key, windowMs, by);
+    const options = { keys: [`hearth:counter:${key}`, `hearth:counter:${guard.key}`], arguments: [String(windowMs), String(by), String(guard.reached)] };
+    const [count, ttl, guarded] = (await this.redis.evalSha(GUARDED_INCRBY_SHA, options).catch((error: unknown) => {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return this.redis.eval(GUARDED_INCRBY, options);
+    })) as [number, number, number];
+    this.guards.set(guard.key, { count: Number(guarded), at: Date.now() });
+    return Number(count) < 0 ? null : { count: Number(count), resetInMs: Math.max(0, Number(ttl)) };
   }
 
   async strictHit(key: string, windowMs: number): Promise<WindowCount | null> {
@@ -59,11 +222,11 @@ export class RedisCounters implements Counters {
     }
   }
 
-  private async redisHit(key: string, windowMs: number): Promise<WindowCount> {
+  private async redisHit(key: string, windowMs: number, by = 1): Promise<WindowCount> {
     const fullKey = `hearth:counter:${key}`;
     const [count, , ttl] = (await this.redis
       .multi()
-      .incr(fullKey)
+      .incrBy(fullKey, by)
       .pExpire(fullKey, windowMs, 'NX')
       .pTTL(fullKey)
       .exec()) as unknown as [number, unknown, number];
@@ -100,6 +263,10 @@ export class MemoryCounters implements Counters {
 
   strictHit(key: string, windowMs: number): Promise<WindowCount> {
     return this.hit(key, windowMs);
+  }
+
+  async hitUnless(key: string, windowMs: number, guard: CounterGuard): Promise<WindowCount | null> {
+    return (await this.peek(guard.key)) >= guard.reached ? null : this.hit(key, windowMs);
   }
 
   async peek(key: string): Promise<number> {

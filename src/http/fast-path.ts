@@ -5,22 +5,38 @@ import type { Authentication, RouteDef } from './route.js';
 import { cacheKeyFor, cacheRequestOf } from './mount.js';
 import { etagNamedBy } from './conditional-get.js';
 import { EXTERNAL_CORS_HEADERS, VARY_BY_CREDENTIAL } from './middleware.js';
-import { countRequest, markRateCounted, rateLimitHeaders } from './rate-limit.js';
+import { countRequestUnless, markRateCounted, rateLimitHeaders } from './rate-limit.js';
+import type { CounterGuard } from '../db/counters.js';
 import { REQUEST_COMPLETED, requestIdOf } from './request-log.js';
 
-/** What authenticates a request here without the database (see `authenticateFromMemo`). */
+/**
+ * A credential resolved without the database, and the counter that, once it holds `reached`, means the
+ * request must be refused by the full path instead (the address's guessing throttle).
+ */
+export interface MemoAuthentication extends Authentication {
+  throttle: CounterGuard;
+}
+
+/** What authenticates a request here without the database or Redis (see `authenticateFromMemo`). */
 export type MemoAuthenticator = (
   deps: Deps,
   def: RouteDef,
   raw: { header(name: string): string | undefined; query: Record<string, unknown>; ip: string | undefined },
-) => Promise<Authentication | undefined>;
+) => MemoAuthentication | undefined;
 
 interface Candidate {
   def: RouteDef;
   segments: string[];
 }
 
-/** Validated request shapes by raw path + query: the same URL always parses alike, so it is done once. */
+/** A URL's route, its raw query and its validated `[params, query]` cache request. */
+interface Matched {
+  def: RouteDef;
+  query: Readonly<Record<string, unknown>>;
+  request: string;
+}
+
+/** Matched URLs by raw path + query: the same URL always matches and parses alike, so it is done once. */
 const MAX_REMEMBERED_URLS = 10_000;
 
 /**
@@ -34,20 +50,20 @@ export function fastPath(deps: Deps, routes: RouteDef[], authenticate: MemoAuthe
   const candidates: Candidate[] = routes
     .filter((def) => def.cache === 'published' && def.method === 'get' && def.path.startsWith('/external/'))
     .map((def) => ({ def, segments: def.path.split('/') }));
-  const shapes = new Map<string, string>();
+  const shapes = new Map<string, Matched>();
   const limit = deps.config.RATE_LIMIT_PER_MINUTE;
 
   /** The route and the validated `[params, query]` cache request of a URL, or undefined (Express decides). */
-  const match = (url: string): { def: RouteDef; query: Record<string, unknown>; request: string } | undefined => {
+  const match = (url: string): Matched | undefined => {
+    const remembered = shapes.get(url);
+    if (remembered !== undefined) return remembered;
     const queryAt = url.indexOf('?');
     const path = queryAt >= 0 ? url.slice(0, queryAt) : url;
     const parts = path.split('/');
     const candidate = candidates.find(({ segments }) => segments.length === parts.length && segments.every((segment, i) => segment.startsWith(':') || segment === parts[i]));
     if (!candidate) return undefined;
     const { def, segments } = candidate;
-    const query = queryAt >= 0 ? { ...parseQuery(url.slice(queryAt + 1)) } : {};
-    const remembered = shapes.get(url);
-    if (remembered !== undefined) return { def, query, request: remembered };
+    const query = Object.freeze(queryAt >= 0 ? { ...parseQuery(url.slice(queryAt + 1)) } : {});
     const params: Record<string, string> = {};
     try {
       segments.forEach((segment, i) => {
@@ -57,12 +73,12 @@ export function fastPath(deps: Deps, routes: RouteDef[], authenticate: MemoAuthe
       return undefined;
     }
     const parsedParams = def.params ? def.params.safeParse(params) : { success: true as const, data: params };
-    const parsedQuery = def.query ? def.query.safeParse(query) : { success: true as const, data: query };
+    const parsedQuery = def.query ? def.query.safeParse({ ...query }) : { success: true as const, data: query };
     if (!parsedParams.success || !parsedQuery.success) return undefined;
-    const request = cacheRequestOf(def, parsedParams.data, parsedQuery.data);
+    const matched = { def, query, request: cacheRequestOf(def, parsedParams.data, parsedQuery.data) };
     if (shapes.size >= MAX_REMEMBERED_URLS) shapes.clear();
-    shapes.set(url, request);
-    return { def, query, request };
+    shapes.set(url, matched);
+    return matched;
   };
 
   const answer = async (req: IncomingMessage, res: ServerResponse, startedAt: number): Promise<boolean> => {
@@ -70,10 +86,12 @@ export function fastPath(deps: Deps, routes: RouteDef[], authenticate: MemoAuthe
     const matched = match(url);
     if (!matched) return false;
     const { def, query, request } = matched;
-    const auth = await authenticate(deps, def, { header: (name) => headerOf(req, name), query, ip: req.socket.remoteAddress });
+    const auth = authenticate(deps, def, { header: (name) => headerOf(req, name), query, ip: req.socket.remoteAddress });
     const workspaceId = (auth?.context as { workspace?: { id: string } | null } | undefined)?.workspace?.id;
     if (!auth?.rateSubject || !workspaceId) return false;
-    const counted = await countRequest(deps, auth.rateSubject);
+    // Counted only while the address is not throttled for guessing: the full path refuses that, uncounted.
+    const counted = await countRequestUnless(deps, auth.rateSubject, auth.throttle);
+    if (!counted) return false;
     const hit = counted.count > limit ? undefined : deps.cache.content.hitOnly(cacheKeyFor(workspaceId, def, request));
     if (!hit) {
       markRateCounted(req, counted);

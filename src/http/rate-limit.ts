@@ -1,12 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import type { Response } from 'express';
 import type { Deps } from '../deps.js';
-import type { WindowCount } from '../db/counters.js';
+import type { CounterGuard, WindowCount } from '../db/counters.js';
 import { fail } from '../shared/errors.js';
 
 /**
  * Fixed one-minute window per subject (the credential a route resolved), counted in Redis when present
- * so all nodes share it. Sets the RateLimit headers on every answer, 429 included.
+ * so all nodes share it (a busy subject's counts are taken a few ahead, see `RedisCounters`: its limit
+ * may bite that many requests early, never late). Sets the RateLimit headers on every answer, 429 included.
  */
 export async function enforceRateLimit(deps: Deps, subject: string, res: Response): Promise<void> {
   const limit = deps.config.RATE_LIMIT_PER_MINUTE;
@@ -23,6 +24,11 @@ const COUNTED = Symbol('hearth.rateCounted');
 /** Counts one request of `subject` in its window. */
 export function countRequest(deps: Deps, subject: string): Promise<WindowCount> {
   return deps.counters.hit(`rate:${subject}`, 60_000);
+}
+
+/** The same, unless `guard`'s counter has reached its bound (then null, nothing counted). */
+export function countRequestUnless(deps: Deps, subject: string, guard: CounterGuard): Promise<WindowCount | null> {
+  return deps.counters.hitUnless(`rate:${subject}`, 60_000, guard);
 }
 
 /** The fast path counted this request before handing it on: the full path uses that count, never a second. */
