@@ -1,7 +1,7 @@
 import { expect, test } from '@jest/globals';
 import { pino } from 'pino';
 import { InvalidationBus } from '../../src/cache/invalidation-bus.js';
-import { MemoCache } from '../../src/cache/memo-cache.js';
+import { MemoCache, REFRESH_AFTER } from '../../src/cache/memo-cache.js';
 
 /**
  * Refresh-ahead of the memo cache: a session or key in steady use is reloaded in the background, so no
@@ -38,18 +38,18 @@ function source<T>() {
 
 const tags = () => ['user:1'];
 
-test('a hit past half the lifetime answers at once from memory and reloads once in the background', async () => {
+test('a hit late in its lifetime answers at once from memory and reloads once in the background', async () => {
   const { memo, advance } = await memoOnALoneNode();
   const db = source<{ name: string }>();
   const first = memo.remember('session:a', tags, db.load);
   await db.answer({ name: 'Ada' });
   await expect(first).resolves.toEqual({ name: 'Ada' });
 
-  advance(TTL / 2 - 1);
+  advance(TTL * REFRESH_AFTER - 1);
   await expect(memo.remember('session:a', tags, db.load)).resolves.toEqual({ name: 'Ada' });
   expect(db.calls).toBe(1);
 
-  // Past half the lifetime: three requests answered from memory, one reload between them.
+  // Late in the lifetime: three requests answered from memory, one reload between them.
   advance(1);
   const hits = await Promise.all([1, 2, 3].map(() => memo.remember('session:a', tags, db.load)));
   expect(hits).toEqual([{ name: 'Ada' }, { name: 'Ada' }, { name: 'Ada' }]);
@@ -70,7 +70,7 @@ test('a background reload that finds the key gone drops it: the next request loa
   const first = memo.remember('key:a', tags, db.load);
   await db.answer({ name: 'workspace' });
   await first;
-  advance(TTL / 2);
+  advance(TTL * REFRESH_AFTER);
   await expect(memo.remember('key:a', tags, db.load)).resolves.toEqual({ name: 'workspace' });
   await db.answer(null);
   const next = memo.remember('key:a', tags, db.load);
@@ -85,7 +85,7 @@ test('a reload overtaken by an invalidation keeps nothing; entries with a lifeti
   const first = memo.remember('session:a', tags, db.load);
   await db.answer({ name: 'old' });
   await first;
-  advance(TTL / 2);
+  advance(TTL * REFRESH_AFTER);
   await memo.remember('session:a', tags, db.load);
   await bus.publish(['user:1']);
   await db.answer({ name: 'read before the change' });
