@@ -51,7 +51,7 @@ const GUARDED_INCRBY_SHA = createHash('sha1').update(GUARDED_INCRBY).digest('hex
 /** A key this node hit at least this often in the last DEMAND_WINDOW_MS is busy: it counts ahead. */
 const BUSY_HITS = 8;
 const DEMAND_WINDOW_MS = 10;
-/** At most this many counts are taken ahead per key at once (so at most twice this many go unused per window). */
+/** At most this many counts are taken ahead per key, so at most this many can go unused per window. */
 const MAX_AHEAD = 64;
 /** How long a guard's count read from Redis (or counted here) decides for counts handed out ahead. */
 const GUARD_FRESH_MS = 50;
@@ -64,32 +64,14 @@ interface Batch {
   key: string;
   windowMs: number;
   guard?: CounterGuard;
-  /** Sent to top up a busy key's reserve (and refresh its guard's count) before it runs out. */
-  refill?: boolean;
   waiters: { resolve: (count: WindowCount | null) => void; reject: (error: unknown) => void }[];
 }
 
-/**
- * Counts of a busy key taken from Redis ahead of its hits, handed out here in order until the window
- * ends: ranges, because the next one is taken while the last one is still being handed out.
- */
+/** Counts of a busy key taken from Redis ahead of its hits, handed out here in order until the window ends. */
 interface Reserve {
-  ranges: { next: number; last: number }[];
-  /** The size of the last range taken: a top-up is due once fewer than half of it are left. */
-  size: number;
+  next: number;
+  last: number;
   resetAt: number;
-}
-
-/** Hits of one key under one guard share a batch (and a top-up). */
-const batchKeyOf = (slot: string, guard?: CounterGuard) => (guard ? `${slot}\n${guard.key}\n${guard.reached}` : slot);
-
-function left(reserve: Reserve): number {
-  return reserve.ranges.reduce((sum, range) => sum + range.last - range.next + 1, 0);
-}
-
-function take(reserve: Reserve): number {
-  while (reserve.ranges[0].next > reserve.ranges[0].last) reserve.ranges.shift();
-  return reserve.ranges[0].next++;
 }
 
 /**
@@ -100,19 +82,16 @@ function take(reserve: Reserve): number {
  * as with one INCR per hit, but fewer round trips carry them: the hits of one key within one turn of
  * the event loop go as one INCRBY, each caller getting its own count out of the range, in the order
  * asked; and a busy key (BUSY_HITS in DEMAND_WINDOW_MS on this node) takes up to MAX_AHEAD more counts
- * than asked, handed to its next hits without a round trip while the window lasts, and taken again
- * in the background once half of them are used (or its guard's count is half stale), so a key in steady
- * use never waits on Redis. The cost: counts taken ahead and not used are lost to that window (at most
- * 2 x MAX_AHEAD per busy key and node), so a limit may bite that many hits early, never late. A guarded
- * hit is handed a count ahead only while its guard's count is known from the last GUARD_FRESH_MS (from
- * Redis, or counted on this node).
+ * than asked, handed to its next hits without a round trip while the window lasts. The cost: counts
+ * taken ahead and not used are lost to that window (at most MAX_AHEAD per busy key and node), so a
+ * limit may bite that many hits early, never late. A guarded hit is handed a count ahead only while
+ * its guard's count is known from the last GUARD_FRESH_MS (from Redis, or counted on this node).
  */
 export class RedisCounters implements Counters {
   private degraded = false;
   private readonly batches = new Map<string, Batch>();
   private flushScheduled = false;
   private readonly reserves = new Map<string, Reserve>();
-  private readonly refilling = new Set<string>();
   private readonly demand = new Map<string, { since: number; hits: number; previous: number }>();
   private readonly guards = new Map<string, { count: number; at: number }>();
 
@@ -145,34 +124,26 @@ export class RedisCounters implements Counters {
     const slot = `${key}\n${windowMs}`;
     this.noteDemand(slot, now);
     const reserve = this.reserves.get(slot);
-    const batchKey = batchKeyOf(slot, guard);
-    if (reserve && reserve.resetAt > now && left(reserve) > 0) {
+    if (reserve && reserve.next <= reserve.last && reserve.resetAt > now) {
       const known = guard && this.guards.get(guard.key);
-      if (!guard || (known && now - known.at <= GUARD_FRESH_MS)) {
-        if (guard && known!.count >= guard.reached) return Promise.resolve(null);
-        const count = take(reserve);
-        if (!guard && this.guards.has(key)) this.guards.set(key, { count, at: now });
-        const stale = known && now - known.at > GUARD_FRESH_MS / 2;
-        if ((left(reserve) < reserve.size / 2 || stale) && !this.refilling.has(batchKey)) {
-          this.refilling.add(batchKey);
-          this.batchFor(batchKey, { slot, key, windowMs, guard }).refill = true;
-        }
+      if (!guard) {
+        const count = reserve.next++;
+        if (this.guards.has(key)) this.guards.set(key, { count, at: now });
         return Promise.resolve({ count, resetInMs: reserve.resetAt - now });
       }
+      if (known && now - known.at <= GUARD_FRESH_MS) {
+        return Promise.resolve(known.count >= guard.reached ? null : { count: reserve.next++, resetInMs: reserve.resetAt - now });
+      }
     }
-    const waiters = this.batchFor(batchKey, { slot, key, windowMs, guard }).waiters;
-    return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
-  }
-
-  /** The batch of this turn for a key (and guard), flushed after the turn. */
-  private batchFor(batchKey: string, target: Omit<Batch, 'waiters' | 'refill'>): Batch {
+    const batchKey = guard ? `${slot}\n${guard.key}\n${guard.reached}` : slot;
     let batch = this.batches.get(batchKey);
-    if (!batch) this.batches.set(batchKey, (batch = { ...target, waiters: [] }));
+    if (!batch) this.batches.set(batchKey, (batch = { slot, key, windowMs, guard, waiters: [] }));
+    const waiters = batch.waiters;
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       setImmediate(() => this.flush());
     }
-    return batch;
+    return new Promise((resolve, reject) => waiters.push({ resolve, reject }));
   }
 
   private noteDemand(slot: string, now: number): void {
@@ -189,16 +160,12 @@ export class RedisCounters implements Counters {
     demand.hits += 1;
   }
 
-  /**
-   * Counts to take ahead for a key: for a top-up, what its demand asks for (at least one, so the guard's
-   * count comes back too); otherwise none while it still holds some, so none are dropped unused.
-   */
-  private aheadFor(batch: Batch, now: number): number {
-    const previous = this.demand.get(batch.slot)?.previous ?? 0;
-    const wanted = previous >= BUSY_HITS ? Math.min(MAX_AHEAD, previous) : 0;
-    if (batch.refill) return Math.max(1, wanted);
-    const reserve = this.reserves.get(batch.slot);
-    return reserve && reserve.resetAt > now && left(reserve) > 0 ? 0 : wanted;
+  /** Counts to take ahead for a key: none while it still holds some (a guard's refresh), so none are dropped unused. */
+  private aheadFor(slot: string, now: number): number {
+    const reserve = this.reserves.get(slot);
+    if (reserve && reserve.next <= reserve.last && reserve.resetAt > now) return 0;
+    const previous = this.demand.get(slot)?.previous ?? 0;
+    return previous >= BUSY_HITS ? Math.min(MAX_AHEAD, previous) : 0;
   }
 
   private flush(): void {
@@ -209,9 +176,7 @@ export class RedisCounters implements Counters {
     if (this.guards.size >= MAX_TRACKED_KEYS) this.guards.clear();
     const now = Date.now();
     for (const batch of batches) {
-      const batchKey = batchKeyOf(batch.slot, batch.guard);
       if (!this.redis.isReady) {
-        if (batch.refill) this.refilling.delete(batchKey);
         // Gone since the hits were asked for: counted here, as they would have been a moment later.
         const fallback = this.degrade();
         for (const { resolve, reject } of batch.waiters) {
@@ -219,39 +184,18 @@ export class RedisCounters implements Counters {
         }
         continue;
       }
-      const ahead = this.aheadFor(batch, now);
+      const ahead = this.aheadFor(batch.slot, now);
       const asked = batch.waiters.length + ahead;
-      this.countBatch(batch, asked)
-        .then(
-          (counted) => {
-            const now = Date.now();
-            if (counted && this.guards.has(batch.key)) this.guards.set(batch.key, { count: counted.count, at: now });
-            const first = counted ? counted.count - asked + 1 : 0;
-            if (counted && ahead > 0) this.keepAhead(batch.slot, { next: counted.count - ahead + 1, last: counted.count }, now + counted.resetInMs);
-            batch.waiters.forEach(({ resolve }, i) => resolve(counted && { count: first + i, resetInMs: counted.resetInMs }));
-          },
-          (error: unknown) => batch.waiters.forEach(({ reject }) => reject(error)),
-        )
-        .finally(() => {
-          if (batch.refill) this.refilling.delete(batchKey);
-        });
-    }
-  }
-
-  /**
-   * A range taken ahead joins the key's reserve when it follows it in the same window (counts only grow
-   * within a window); otherwise (a new window) it replaces it. A range of a new window kept under the old
-   * window's end only expires early: counts lost, never a count given twice.
-   */
-  private keepAhead(slot: string, range: { next: number; last: number }, resetAt: number): void {
-    const reserve = this.reserves.get(slot);
-    const size = range.last - range.next + 1;
-    const newest = reserve?.ranges.at(-1)?.last ?? 0;
-    if (reserve && reserve.resetAt > Date.now() && range.next > newest) {
-      reserve.ranges.push(range);
-      reserve.size = size;
-    } else {
-      this.reserves.set(slot, { ranges: [range], size, resetAt });
+      this.countBatch(batch, asked).then(
+        (counted) => {
+          const now = Date.now();
+          if (counted && this.guards.has(batch.key)) this.guards.set(batch.key, { count: counted.count, at: now });
+          const first = counted ? counted.count - asked + 1 : 0;
+          if (counted && ahead > 0) this.reserves.set(batch.slot, { next: counted.count - ahead + 1, last: counted.count, resetAt: now + counted.resetInMs });
+          batch.waiters.forEach(({ resolve }, i) => resolve(counted && { count: first + i, resetInMs: counted.resetInMs }));
+        },
+        (error: unknown) => batch.waiters.forEach(({ reject }) => reject(error)),
+      );
     }
   }
 
