@@ -68,7 +68,8 @@ class InvalidationLog {
 
 export class MemoCache {
   private readonly lru: ByteLru<Memo>;
-  private readonly byTag = new Map<string, Set<string>>();
+  /** The keys remembered under each tag: most tags name one entry (a conversation, a session), kept without a Set. */
+  private readonly byTag = new Map<string, string | Set<string>>();
   private readonly refreshing = new Set<string>();
   private readonly invalidations = new InvalidationLog();
   private readonly now: () => number;
@@ -81,7 +82,7 @@ export class MemoCache {
     this.lru = new ByteLru<Memo>({ maxBytes: MAX_ENTRIES, ttlMs: options.ttlMs, now: this.now, onRemove: (key, memo) => this.unindex(key, memo.tags) });
     bus.onInvalidate((tags) => {
       this.invalidations.invalidated(tags);
-      for (const tag of tags) for (const key of [...(this.byTag.get(tag) ?? [])]) this.lru.delete(key);
+      for (const tag of tags) for (const key of this.keysOf(tag)) this.lru.delete(key);
     });
     bus.onResync(() => {
       this.invalidations.invalidatedEverything();
@@ -154,22 +155,31 @@ export class MemoCache {
   }
 
   private store(key: string, value: unknown, tags: string[], ttlMs: number | undefined): void {
-    // Entries with a lifetime of their own are invalidated on every change and reloaded only when they expire.
-    // Late, so a busy key is reloaded about as often as it would expire, not twice as often.
+    // Entries with a lifetime of their own are invalidated on every change and reloaded only when they
+    // expire; the others late in their lifetime, so about as often as they would expire.
     const refreshAt = ttlMs === undefined ? this.now() + this.options.ttlMs * REFRESH_AFTER : Infinity;
     this.lru.set(key, { value, tags, refreshAt }, 1, ttlMs);
     for (const tag of tags) {
-      let keys = this.byTag.get(tag);
-      if (!keys) this.byTag.set(tag, (keys = new Set()));
-      keys.add(key);
+      const keys = this.byTag.get(tag);
+      if (keys === undefined || keys === key) this.byTag.set(tag, key);
+      else if (typeof keys === 'string') this.byTag.set(tag, new Set([keys, key]));
+      else keys.add(key);
     }
+  }
+
+  private keysOf(tag: string): string[] {
+    const keys = this.byTag.get(tag);
+    return keys === undefined ? [] : typeof keys === 'string' ? [keys] : [...keys];
   }
 
   private unindex(key: string, tags: string[]): void {
     for (const tag of tags) {
       const keys = this.byTag.get(tag);
-      keys?.delete(key);
-      if (keys?.size === 0) this.byTag.delete(tag);
+      if (keys === key) this.byTag.delete(tag);
+      else if (typeof keys === 'object') {
+        keys.delete(key);
+        if (keys.size === 0) this.byTag.delete(tag);
+      }
     }
   }
 }
