@@ -8,7 +8,7 @@ import { conversationStore } from './conversations.model.js';
 import { messageStore } from './messages.model.js';
 import type { Conversation } from './conversations.service.js';
 import { agentsOnline, visitorConnected } from './livechat.socket.js';
-import { agentDisplayName } from './read.service.js';
+import { withAgentNames } from './read.service.js';
 
 /**
  * E-mail continuity while the other side is away, through the outbox:
@@ -91,9 +91,7 @@ export async function sendReplyMail(deps: Deps, data: ReplyMailJobData): Promise
   if (replies.length === 0) return;
   const workspace = await findWorkspace(deps, conversation.workspaceId);
   if (!workspace) return;
-  const named = await Promise.all(
-    replies.map(async (reply) => ({ body: reply.body, agentName: reply.authorUserId ? ((await agentDisplayName(deps, reply.authorUserId)) ?? null) : null })),
-  );
+  const named = (await withAgentNames(deps, replies)).map((reply) => ({ body: reply.body, agentName: reply.agentName ?? null }));
   const mail = chatReplyMail({
     workspaceName: workspace.name,
     locale: conversation.locale,

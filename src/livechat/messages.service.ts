@@ -3,13 +3,13 @@ import { isDuplicateKeyError } from '../db/mongo.js';
 import { fail, invalid } from '../shared/errors.js';
 import type { ChatMessage } from '../realtime/events.js';
 import { conversationStore, type VisitorFills } from './conversations.model.js';
-import { messageStore, type AuthoredMessage, type Sender } from './messages.model.js';
+import { messageStore, type Sender } from './messages.model.js';
 import type { VisitorMessageBody } from './livechat.schemas.js';
 import { noteNewest, rememberedByToken, rememberedOf, type RememberedConversation } from './conversation-memo.service.js';
 import { push } from './livechat.socket.js';
 import { publishVisitorMessage } from './events.service.js';
 import { afterMessage } from './followup.service.js';
-import { agentDisplayName, teamReadFetched } from './read.service.js';
+import { agentDisplayName, teamReadFetched, withAgentNames } from './read.service.js';
 
 /** Flood guard: more than this many visitor messages per conversation per minute are refused (`flood_limited`). */
 export const FLOOD_LIMIT = 20;
@@ -117,22 +117,12 @@ async function insertNext(deps: Deps, conversation: RememberedConversation, inpu
   }
 }
 
-async function readMessages(deps: Deps, conversation: RememberedConversation, after: string | undefined, readSide: Sender, withAgentNames = false) {
+async function readMessages(deps: Deps, conversation: RememberedConversation, after: string | undefined, readSide: Sender, agentNames = false) {
   const stored = await messageStore(deps.db).after(conversation.workspaceId, conversation.id, after ? new Date(after) : null, MESSAGES_PAGE);
   const last = stored.at(-1);
   if (last) await messageStore(deps.db).markRead(conversation.workspaceId, conversation.id, readSide, new Date(last.createdAt), deps.clock.now());
-  const messages = withAgentNames ? await namedAgents(deps, stored) : stored.map(({ authorUserId: _, ...message }) => message);
+  const messages = agentNames ? await withAgentNames(deps, stored) : stored.map(({ authorUserId: _, ...message }) => message);
   return { status: conversation.status, messages };
-}
-
-/** AGENT messages with their author's display name (one lookup per author, remembered briefly). */
-async function namedAgents(deps: Deps, stored: AuthoredMessage[]): Promise<(ChatMessage & { agentName?: string })[]> {
-  const authors = [...new Set(stored.flatMap((message) => (message.authorUserId ? [message.authorUserId] : [])))];
-  const names = new Map(await Promise.all(authors.map(async (userId) => [userId, await agentDisplayName(deps, userId)] as const)));
-  return stored.map(({ authorUserId, ...message }) => {
-    const agentName = authorUserId ? names.get(authorUserId) : undefined;
-    return agentName ? { ...message, agentName } : message;
-  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import { findUser } from '../auth/auth.service.js';
 import { userTag } from '../cache/caches.js';
 import type { ChatMessage, ReadChanged } from '../realtime/events.js';
 import { conversationStore } from './conversations.model.js';
-import { messageStore, type Sender } from './messages.model.js';
+import { messageStore, type AuthoredMessage, type Sender } from './messages.model.js';
 import type { Conversation } from './conversations.service.js';
 import { rememberedByToken, rememberedOf } from './conversation-memo.service.js';
 import { push } from './livechat.socket.js';
@@ -62,6 +62,16 @@ export async function agentDisplayName(deps: Deps, userId: string): Promise<stri
     async () => (await findUser(deps, userId))?.name ?? null,
   );
   return name ?? undefined;
+}
+
+/** Messages with their author's display name on AGENT messages whose author is known (one lookup per author). */
+export async function withAgentNames(deps: Deps, stored: AuthoredMessage[]): Promise<(ChatMessage & { agentName?: string })[]> {
+  const authors = [...new Set(stored.flatMap((message) => (message.authorUserId ? [message.authorUserId] : [])))];
+  const names = new Map(await Promise.all(authors.map(async (userId) => [userId, await agentDisplayName(deps, userId)] as const)));
+  return stored.map(({ authorUserId, ...message }) => {
+    const agentName = authorUserId ? names.get(authorUserId) : undefined;
+    return agentName ? { ...message, agentName } : message;
+  });
 }
 
 export const toReadCursor = (cursor: Conversation['readByTeam']) => (cursor ? { messageId: cursor.messageId, createdAt: cursor.createdAt.toISOString() } : null);
