@@ -1,4 +1,5 @@
 import { escapeHtml } from '../shared/html.js';
+import { primaryLanguage } from '../shared/locale.js';
 
 // The visitor's manage page: static HTML whose script calls the JSON manage endpoints. Nothing of the
 // appointment is rendered by the server; the script writes values with textContent only.
@@ -26,8 +27,8 @@ const TEXT: Record<string, Record<string, string>> = {
 export function pageLanguage(lang: string | undefined, acceptLanguage: string | undefined): string {
   const accepted = (acceptLanguage ?? '').split(',').map((part) => part.split(';')[0].trim()).filter(Boolean);
   for (const tag of [lang, ...accepted]) {
-    const primary = tag?.split(/[-_]/)[0]?.toLowerCase();
-    if (primary && TEXT[primary]) return primary;
+    const primary = primaryLanguage(tag);
+    if (TEXT[primary]) return primary;
   }
   return 'en';
 }

@@ -1,3 +1,5 @@
+import { primaryLanguage } from '../shared/locale.js';
+
 /**
  * The words of the appointment mails, per language. English is the reference (and the fallback); each
  * entry takes the mail's values and returns text, so word order stays the language's own.
@@ -185,8 +187,8 @@ export const MAIL_LANGUAGES = Object.keys(STRINGS);
 /** The mail language of a BCP 47 tag: its primary language when written, else the fallback, else English. */
 export function mailLanguage(locale: string | null | undefined, fallback?: string | null): string {
   for (const tag of [locale, fallback]) {
-    const primary = tag?.split(/[-_]/)[0]?.toLowerCase();
-    if (primary && STRINGS[primary]) return primary;
+    const primary = primaryLanguage(tag);
+    if (STRINGS[primary]) return primary;
   }
   return 'en';
 }

@@ -1,4 +1,5 @@
 import { render, type RenderedMail } from './email.templates.js';
+import { primaryLanguage } from '../shared/locale.js';
 
 /**
  * The live-chat continuity mails, per language (en, de, fr, es; English otherwise): the team's "new message
@@ -77,8 +78,7 @@ const es: ChatStrings = {
 const STRINGS: Record<string, ChatStrings> = { en, de, fr, es };
 
 function chatStrings(locale: string | null | undefined): ChatStrings {
-  const primary = locale?.split(/[-_]/)[0]?.toLowerCase();
-  return (primary && STRINGS[primary]) || en;
+  return STRINGS[primaryLanguage(locale)] ?? en;
 }
 
 export interface ChatTeamMailData {

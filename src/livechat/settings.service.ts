@@ -7,6 +7,7 @@ import type { PutSettingsBody } from './livechat.schemas.js';
 import { agentsOnline } from './livechat.socket.js';
 import { themeContrastWarnings } from './theme.js';
 import { resolveWidgetStrings, widgetStringWarnings } from './widget-strings.js';
+import { localeLookupOrder } from '../shared/locale.js';
 
 export type { LiveChatSettings } from './settings.model.js';
 
@@ -74,10 +75,12 @@ export async function rotatePublishableKey(deps: Deps, workspaceId: string): Pro
 
 /** Exact tag (case-insensitive), then its primary subtag, then the default text. Never fails. */
 export function localized<T extends string | null>(map: Record<string, string>, fallback: T, locale: string | undefined | null): string | T {
-  if (!locale) return fallback;
   const entries = new Map(Object.entries(map).map(([tag, value]) => [tag.toLowerCase(), value]));
-  const tag = locale.trim().toLowerCase();
-  return entries.get(tag) ?? entries.get(tag.split(/[-_]/)[0]) ?? fallback;
+  for (const tag of localeLookupOrder(locale)) {
+    const text = entries.get(tag);
+    if (text !== undefined) return text;
+  }
+  return fallback;
 }
 
 /** The settings while the plugin is activated and enabled; otherwise null. */

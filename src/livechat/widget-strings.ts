@@ -4,6 +4,8 @@
  * service (which validates and resolves the workspace's overrides). Pure: the widget bundles this file.
  */
 
+import { localeLookupOrder } from '../shared/locale.js';
+
 export const WIDGET_STRING_KEYS = [
   'title',
   'open',
@@ -49,13 +51,8 @@ export const WIDGET_STRING_PLACEHOLDERS: Partial<Record<WidgetStringKey, string>
  */
 export function resolveWidgetStrings(overrides: WidgetStringOverrides, locale: string | null | undefined): Partial<Record<WidgetStringKey, string>> {
   const byTag = new Map(Object.entries(overrides).map(([tag, strings]) => [tag.toLowerCase(), strings]));
-  const tag = (locale ?? '').trim().toLowerCase();
-  const primary = tag.split(/[-_]/)[0];
-  return {
-    ...byTag.get(ALL_LOCALES),
-    ...(primary && primary !== tag ? byTag.get(primary) : undefined),
-    ...(tag ? byTag.get(tag) : undefined),
-  };
+  // Least specific first, so the more specific ones win.
+  return Object.assign({}, ...[ALL_LOCALES, ...localeLookupOrder(locale).reverse()].map((tag) => byTag.get(tag)));
 }
 
 /** Overrides that drop a placeholder the widget fills in: saved all the same, but worth a warning. */

@@ -1,4 +1,5 @@
 import { WIDGET_STRING_KEYS, type WidgetStringKey } from '../../src/livechat/widget-strings.js';
+import { primaryLanguage } from '../../src/shared/locale.js';
 
 /**
  * Every sentence the widget shows, per language. The workspace's own greeting and offline texts come
@@ -131,8 +132,7 @@ const TABLES: Record<string, Strings> = { en, de, fr, es };
  * workspace's overrides for that tag (already resolved by the server) over them.
  */
 export function stringsFor(locale: string | null | undefined, overrides?: Record<string, unknown> | null): Strings {
-  const primary = (locale ?? '').trim().toLowerCase().split(/[-_]/)[0];
-  const strings = { ...(TABLES[primary] ?? en) };
+  const strings = { ...(TABLES[primaryLanguage((locale ?? '').trim())] ?? en) };
   for (const key of WIDGET_STRING_KEYS) {
     const text = overrides?.[key];
     if (typeof text === 'string' && text.trim()) strings[key] = text;
@@ -142,6 +142,6 @@ export function stringsFor(locale: string | null | undefined, overrides?: Record
 
 /** The language the widget actually speaks for a tag: what `lang` attributes should say. */
 export function languageFor(locale: string | null | undefined): string {
-  const primary = (locale ?? '').trim().toLowerCase().split(/[-_]/)[0];
+  const primary = primaryLanguage((locale ?? '').trim());
   return TABLES[primary] ? primary : 'en';
 }
