@@ -1,5 +1,5 @@
 import { escapeHtml } from '../shared/html.js';
-import { primaryLanguage } from '../shared/locale.js';
+import { supportedLanguage } from '../shared/locale.js';
 
 // The visitor's manage page: static HTML whose script calls the JSON manage endpoints. Nothing of the
 // appointment is rendered by the server; the script writes values with textContent only.
@@ -27,8 +27,8 @@ const TEXT: Record<string, Record<string, string>> = {
 export function pageLanguage(lang: string | undefined, acceptLanguage: string | undefined): string {
   const accepted = (acceptLanguage ?? '').split(',').map((part) => part.split(';')[0].trim()).filter(Boolean);
   for (const tag of [lang, ...accepted]) {
-    const primary = primaryLanguage(tag);
-    if (TEXT[primary]) return primary;
+    const language = supportedLanguage(TEXT, tag);
+    if (language) return language;
   }
   return 'en';
 }

@@ -1,4 +1,4 @@
-import { primaryLanguage } from '../shared/locale.js';
+import { supportedLanguage } from '../shared/locale.js';
 
 /**
  * The words of the appointment mails, per language. English is the reference (and the fallback); each
@@ -187,8 +187,8 @@ export const MAIL_LANGUAGES = Object.keys(STRINGS);
 /** The mail language of a BCP 47 tag: its primary language when written, else the fallback, else English. */
 export function mailLanguage(locale: string | null | undefined, fallback?: string | null): string {
   for (const tag of [locale, fallback]) {
-    const primary = primaryLanguage(tag);
-    if (STRINGS[primary]) return primary;
+    const language = supportedLanguage(STRINGS, tag);
+    if (language) return language;
   }
   return 'en';
 }

@@ -1,5 +1,5 @@
 import { render, type RenderedMail } from './email.templates.js';
-import { primaryLanguage } from '../shared/locale.js';
+import { supportedLanguage } from '../shared/locale.js';
 
 /**
  * The live-chat continuity mails, per language (en, de, fr, es; English otherwise): the team's "new message
@@ -78,7 +78,7 @@ const es: ChatStrings = {
 const STRINGS: Record<string, ChatStrings> = { en, de, fr, es };
 
 function chatStrings(locale: string | null | undefined): ChatStrings {
-  return STRINGS[primaryLanguage(locale)] ?? en;
+  return STRINGS[supportedLanguage(STRINGS, locale) ?? 'en'];
 }
 
 export interface ChatTeamMailData {

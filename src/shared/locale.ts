@@ -1,6 +1,15 @@
 /** The primary language subtag of a BCP 47 tag, lower-cased (`de-CH` -> `de`); '' for none. */
-export function primaryLanguage(tag: string | null | undefined): string {
+function primaryLanguage(tag: string | null | undefined): string {
   return (tag ?? '').split(/[-_]/)[0].toLowerCase();
+}
+
+/**
+ * The primary language of `tag` when `tables` has an entry of its own for it (so `constructor` or
+ * `__proto__` never picks up what every object inherits), else undefined.
+ */
+export function supportedLanguage(tables: Record<string, unknown>, tag: string | null | undefined): string | undefined {
+  const primary = primaryLanguage(tag);
+  return Object.prototype.hasOwnProperty.call(tables, primary) ? primary : undefined;
 }
 
 /**

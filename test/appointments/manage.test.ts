@@ -49,6 +49,11 @@ test('the confirmation mail carries the manage link; GET shows the appointment; 
   const page = await request(node.url, `/appointments/manage/${token}?lang=de`);
   expect(page.status).toBe(200);
   expect(page.text).toContain('Ihr Termin');
+  // Names every object inherits are no languages: English, never a 500.
+  for (const [lang, acceptLanguage, title] of [['constructor', '', 'Your appointment'], ['', '__proto__, constructor, de', 'Ihr Termin']]) {
+    const hostile = await request(node.url, `/appointments/manage/${token}${lang ? `?lang=${lang}` : ''}`, { headers: { 'Accept-Language': acceptLanguage } });
+    expect({ lang, acceptLanguage, status: hostile.status, title: hostile.text.includes(title) }).toEqual({ lang, acceptLanguage, status: 200, title: true });
+  }
 });
 
 test('cancel: allowed at the notice limit, refused inside it; frees the slot and mails both sides with METHOD:CANCEL', async () => {

@@ -10,6 +10,8 @@ describe('live-chat continuity mails', () => {
     ['fr', 'Nouveau message de chat pendant votre absence (Bakery)', 'Nouvelle réponse de Bakery'],
     ['es', 'Nuevo mensaje de chat mientras no estabas (Bakery)', 'Nueva respuesta de Bakery'],
     ['xx', 'New chat message while you were away (Bakery)', 'New reply from Bakery'],
+    // A name every object inherits is no language.
+    ['constructor', 'New chat message while you were away (Bakery)', 'New reply from Bakery'],
   ])('%s', (locale, teamSubject, replySubject) => {
     expect(chatTeamMail({ ...team, locale }).subject).toBe(teamSubject);
     expect(chatReplyMail({ workspaceName: 'Bakery', locale, visitorName: 'Ann', replies: [{ body: 'hi', agentName: null }], pageUrl: null }).subject).toBe(replySubject);

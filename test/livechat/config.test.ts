@@ -130,6 +130,8 @@ describe("the workspace's own widget strings", () => {
       const { lang: _, ...table } = stringsFor(locale);
       expect(Object.keys(table).sort()).toEqual([...WIDGET_STRING_KEYS].sort());
     }
+    // A name every object inherits is no language: English.
+    expect(stringsFor('constructor')).toEqual(stringsFor('en'));
   });
 
   test('include=strings resolves each string: exact tag, then primary subtag, then *; without include the spec shape is exact', async () => {

@@ -1,5 +1,5 @@
 import { WIDGET_STRING_KEYS, type WidgetStringKey } from '../../src/livechat/widget-strings.js';
-import { primaryLanguage } from '../../src/shared/locale.js';
+import { supportedLanguage } from '../../src/shared/locale.js';
 
 /**
  * Every sentence the widget shows, per language. The workspace's own greeting and offline texts come
@@ -132,7 +132,7 @@ const TABLES: Record<string, Strings> = { en, de, fr, es };
  * workspace's overrides for that tag (already resolved by the server) over them.
  */
 export function stringsFor(locale: string | null | undefined, overrides?: Record<string, unknown> | null): Strings {
-  const strings = { ...(TABLES[primaryLanguage((locale ?? '').trim())] ?? en) };
+  const strings = { ...TABLES[languageFor(locale)] };
   for (const key of WIDGET_STRING_KEYS) {
     const text = overrides?.[key];
     if (typeof text === 'string' && text.trim()) strings[key] = text;
@@ -142,6 +142,5 @@ export function stringsFor(locale: string | null | undefined, overrides?: Record
 
 /** The language the widget actually speaks for a tag: what `lang` attributes should say. */
 export function languageFor(locale: string | null | undefined): string {
-  const primary = primaryLanguage((locale ?? '').trim());
-  return TABLES[primary] ? primary : 'en';
+  return supportedLanguage(TABLES, (locale ?? '').trim()) ?? 'en';
 }
