@@ -15,11 +15,16 @@ export const PUT_DEFAULTS = {
   theme: { '--accent': '#ff0000' },
 };
 
-/** Activates live chat (owner session) and returns the publishable key. */
-export async function activateChat(url: string, ws: WorkspaceFixture, overrides: Record<string, unknown> = {}): Promise<string> {
-  const res = await request(url, `/admin/workspaces/${ws.id}/plugins/live-chat`, { method: 'PUT', token: ws.token, body: { ...PUT_DEFAULTS, ...overrides } });
-  if (res.status !== 200) throw new Error(`activation failed: ${res.status} ${res.text}`);
+/** Saves exactly these live-chat settings (owner session); returns the publishable key. */
+export async function putChatSettings(url: string, ws: WorkspaceFixture, body: Record<string, unknown>): Promise<string> {
+  const res = await request(url, `/admin/workspaces/${ws.id}/plugins/live-chat`, { method: 'PUT', token: ws.token, body });
+  if (res.status !== 200) throw new Error(`live chat settings refused: ${res.status} ${res.text}`);
   return res.body.publishableKey as string;
+}
+
+/** Activates live chat with the test defaults (owner session) and returns the publishable key. */
+export function activateChat(url: string, ws: WorkspaceFixture, overrides: Record<string, unknown> = {}): Promise<string> {
+  return putChatSettings(url, ws, { ...PUT_DEFAULTS, ...overrides });
 }
 
 export async function startChat(url: string, publishableKey: string, body: Record<string, unknown> = {}) {

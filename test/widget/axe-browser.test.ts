@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser.js';
 import { createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
+import { putChatSettings } from '../livechat/support.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { buildConsole, buildDocs, buildWidget } from '../../scripts/build-widget.mjs';
 
@@ -29,12 +30,7 @@ beforeAll(async () => {
   node = await startTestNode({ env: { RATE_LIMIT_PER_MINUTE: '10000' } });
   // Slug `demo`: the node's /demo page embeds this workspace's widget.
   ws = await createWorkspace(node.url, { slug: 'demo', name: 'Axe Bakery' });
-  const activated = await request(node.url, `/admin/workspaces/${ws.id}/plugins/live-chat`, {
-    method: 'PUT',
-    token: ws.token,
-    body: { enabled: true, greeting: 'Hello from the axe bakery', forceOnline: true },
-  });
-  if (activated.status !== 200) throw new Error(`live chat activation failed: ${activated.status} ${activated.text}`);
+  await putChatSettings(node.url, ws, { enabled: true, greeting: 'Hello from the axe bakery', forceOnline: true });
   browser = await launchChromium();
 }, 60_000);
 

@@ -5,6 +5,7 @@ import { createHmac } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium, startCustomerSite, type CustomerSite } from '../support/browser.js';
 import { createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
+import { putChatSettings } from '../livechat/support.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { NAMESPACES, rooms, type MessageCreated } from '../../src/realtime/events.js';
 import { buildWidget, WIDGET_OUTFILE } from '../../scripts/build-widget.mjs';
@@ -53,13 +54,7 @@ beforeAll(async () => {
   node = await startTestNode();
   // Slug `demo`: the node's /demo page embeds this workspace's widget.
   ws = await createWorkspace(node.url, { slug: 'demo', name: 'Demo Bakery' });
-  const activated = await request(node.url, `/admin/workspaces/${ws.id}/plugins/live-chat`, {
-    method: 'PUT',
-    token: ws.token,
-    body: { enabled: true, greeting: GREETING, greetings: { de: GERMAN_GREETING }, offlineMessage: null, forceOnline: true, theme: { '--hearth-accent': 'rgb(10, 120, 60)' } },
-  });
-  if (activated.status !== 200) throw new Error(`live chat activation failed: ${activated.status} ${activated.text}`);
-  publishableKey = activated.body.publishableKey;
+  publishableKey = await putChatSettings(node.url, ws, { enabled: true, greeting: GREETING, greetings: { de: GERMAN_GREETING }, offlineMessage: null, forceOnline: true, theme: { '--hearth-accent': 'rgb(10, 120, 60)' } });
   site = await startCustomerSite(hostPage);
   siteUrl = site.url;
   browser = await launchChromium();

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser.js';
 import { OPERATOR, createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
+import { putChatSettings } from '../livechat/support.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { NAMESPACES } from '../../src/realtime/events.js';
 import { buildConsole, buildWidget } from '../../scripts/build-widget.mjs';
@@ -29,13 +30,7 @@ beforeAll(async () => {
   await Promise.all([buildWidget(), buildConsole()]);
   node = await startTestNode();
   ws = await createWorkspace(node.url, { slug: 'demo', name: 'Demo Bakery' });
-  const activated = await request(node.url, `/admin/workspaces/${ws.id}/plugins/live-chat`, {
-    method: 'PUT',
-    token: ws.token,
-    body: { enabled: true, greeting: 'Hello!', offlineMessage: null, forceOnline: true },
-  });
-  if (activated.status !== 200) throw new Error(`live chat activation failed: ${activated.status} ${activated.text}`);
-  publishableKey = activated.body.publishableKey;
+  publishableKey = await putChatSettings(node.url, ws, { enabled: true, greeting: 'Hello!', offlineMessage: null, forceOnline: true });
   browser = await launchChromium();
 }, 90_000);
 
@@ -330,12 +325,7 @@ test('axe-core finds no violations on the console (login, inbox, open conversati
 
 test('first paint with 200 conversations (measured, reported)', async () => {
   const big = await createWorkspace(node.url, { name: 'Busy Workspace' });
-  const settings = await request(node.url, `/admin/workspaces/${big.id}/plugins/live-chat`, {
-    method: 'PUT',
-    token: big.token,
-    body: { enabled: true, greeting: 'Hi', offlineMessage: null, forceOnline: true },
-  });
-  const key = settings.body.publishableKey as string;
+  const key = await putChatSettings(node.url, big, { enabled: true, greeting: 'Hi', offlineMessage: null, forceOnline: true });
   for (let i = 0; i < 200; i += 1) {
     const start = await request(node.url, '/external/live-chat/conversations', { publishableKey: key, body: { visitorSessionId: `busy-${i}` } });
     await request(node.url, `/external/live-chat/conversations/${start.body.conversationToken}/messages`, { body: { body: `question ${i}`, visitorName: `Visitor ${i}` } });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, startCustomerSite, type CustomerSite } from '../support/browser.js';
 import { OPERATOR, createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
+import { putChatSettings } from '../livechat/support.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { buildConsole, buildWidget } from '../../scripts/build-widget.mjs';
 
@@ -22,16 +23,11 @@ beforeAll(async () => {
   await Promise.all([buildWidget(), buildConsole()]);
   node = await startTestNode();
   ws = await createWorkspace(node.url, { name: 'Typing Tailors' });
-  const activated = await request(node.url, `/admin/workspaces/${ws.id}/plugins/live-chat`, {
-    method: 'PUT',
-    token: ws.token,
-    body: { enabled: true, greeting: 'Hi', offlineMessage: null, forceOnline: true },
-  });
-  if (activated.status !== 200) throw new Error(`activation failed: ${activated.status} ${activated.text}`);
+  const publishableKey = await putChatSettings(node.url, ws, { enabled: true, greeting: 'Hi', offlineMessage: null, forceOnline: true });
   operatorName = (await request(node.url, '/admin/me', { token: ws.token })).body.name as string;
   site = await startCustomerSite(() =>
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Site</title></head><body><h1>Site</h1>
-<script src="${node.url}/widget/widget.js" data-publishable-key="${activated.body.publishableKey}" data-socket-grace-ms="2000" async></script></body></html>`,
+<script src="${node.url}/widget/widget.js" data-publishable-key="${publishableKey}" data-socket-grace-ms="2000" async></script></body></html>`,
   );
   siteUrl = site.url;
   browser = await launchChromium();

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser.js';
 import { OPERATOR, createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
+import { putChatSettings } from '../livechat/support.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { buildWidget, WIDGET_OUTFILE } from '../../scripts/build-widget.mjs';
 
@@ -35,13 +36,7 @@ beforeAll(async () => {
   node = await startTestNode({ env: { RATE_LIMIT_PER_MINUTE: '10000' } });
   // Slug `demo`: the node's /demo page embeds this workspace's widget.
   ws = await createWorkspace(node.url, { slug: 'demo', name: 'Verbatim Bakery' });
-  const activated = await request(node.url, `/admin/workspaces/${ws.id}/plugins/live-chat`, {
-    method: 'PUT',
-    token: ws.token,
-    body: { enabled: true, greeting: 'Hello', offlineMessage: null, forceOnline: true },
-  });
-  if (activated.status !== 200) throw new Error(`live chat activation failed: ${activated.status} ${activated.text}`);
-  publishableKey = activated.body.publishableKey;
+  publishableKey = await putChatSettings(node.url, ws, { enabled: true, greeting: 'Hello', offlineMessage: null, forceOnline: true });
   browser = await launchChromium();
 }, 60_000);
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, startCustomerSite, type CustomerSite } from '../support/browser.js';
 import { createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
+import { putChatSettings } from '../livechat/support.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { NAMESPACES } from '../../src/realtime/events.js';
 import { buildWidget } from '../../scripts/build-widget.mjs';
@@ -24,13 +25,7 @@ beforeAll(async () => {
   await buildWidget();
   node = await startTestNode();
   ws = await createWorkspace(node.url, { name: 'Catch-up Bakery' });
-  const activated = await request(node.url, `/admin/workspaces/${ws.id}/plugins/live-chat`, {
-    method: 'PUT',
-    token: ws.token,
-    body: { enabled: true, greeting: 'Hi', offlineMessage: null, forceOnline: true },
-  });
-  if (activated.status !== 200) throw new Error(`activation failed: ${activated.status} ${activated.text}`);
-  publishableKey = activated.body.publishableKey;
+  publishableKey = await putChatSettings(node.url, ws, { enabled: true, greeting: 'Hi', offlineMessage: null, forceOnline: true });
   node.deps.realtime.io.of(NAMESPACES.widget).on('connection', () => (widgetConnections += 1));
   site = await startCustomerSite(() =>
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Site</title></head><body><h1>Site</h1>
