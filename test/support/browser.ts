@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
 /** Headless Chromium found (or installed) by the global setup; see test/support/system-tools.ts. */
 export function launchChromium(): Promise<Browser> {
@@ -10,6 +10,11 @@ export function launchChromium(): Promise<Browser> {
     executablePath,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
   });
+}
+
+/** A part of the embedded widget (inside its shadow root), by CSS selector. */
+export function widgetPart(page: Page, selector: string): Locator {
+  return page.locator(`[data-hearth-widget] >> ${selector}`);
 }
 
 /** A customer's site on its own origin (another port), where the widget is embedded. */

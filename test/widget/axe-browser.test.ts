@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../support/browser.js';
+import { launchChromium, widgetPart as widget } from '../support/browser.js';
 import { createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
 import { putChatSettings } from '../livechat/support.js';
 import type { HearthNode } from '../../src/app/node.js';
@@ -58,7 +58,6 @@ async function withPage(run: (page: Page) => Promise<void>): Promise<void> {
   }
 }
 
-const widget = (page: Page, selector: string) => page.locator(`[data-hearth-widget] >> ${selector}`);
 
 test('/demo, the widget closed and open: no violations; the widget loads from /widget/widget.js and chats', async () => {
   await withPage(async (page) => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, startCustomerSite, type CustomerSite } from '../support/browser.js';
+import { launchChromium, startCustomerSite, widgetPart as part, type CustomerSite } from '../support/browser.js';
 import { OPERATOR, createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
 import { putChatSettings } from '../livechat/support.js';
 import type { HearthNode } from '../../src/app/node.js';
@@ -39,7 +39,6 @@ afterAll(async () => {
   await node?.stop();
 });
 
-const part = (page: Page, selector: string) => page.locator(`[data-hearth-widget] >> ${selector}`);
 const text = async (page: Page, selector: string) => ((await page.locator(selector).first().textContent()) ?? '').trim();
 const badge = async (page: Page) => ((await part(page, '.badge').isHidden()) ? '' : ((await part(page, '.badge').textContent()) ?? ''));
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { launchChromium, startCustomerSite, type CustomerSite } from '../support/browser.js';
+import { launchChromium, startCustomerSite, widgetPart as part, type CustomerSite } from '../support/browser.js';
 import { createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { contrastRatio } from '../../src/livechat/theme.js';
@@ -56,7 +56,6 @@ afterAll(async () => {
   await node?.stop();
 });
 
-const part = (page: Page, selector: string) => page.locator(`[data-hearth-widget] >> ${selector}`);
 
 async function words(page: Page) {
   await part(page, '.launcher').waitFor({ state: 'attached', timeout: 10_000 });
