@@ -6,9 +6,11 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const BENCH_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** The compiled server (`tsc -p tsconfig.build.json`), as a URL to import from. */
+export const BUILT_SERVER = pathToFileURL(join(BENCH_DIR, '..', 'dist')).href;
 
 export const now = () => performance.timeOrigin + performance.now();
 
@@ -22,10 +24,13 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-/** Forks `bench/support/<name>.ts` under tsx; `--expose-gc` so memory readings follow a full collection. */
-export function spawnChild(name: string, env: Record<string, string | undefined> = {}, args: string[] = []): Child {
+/**
+ * Forks `bench/support/<name>.ts` under tsx; `--expose-gc` so memory readings follow a full collection.
+ * `nodeFlags` are added to those (a profiler's, say).
+ */
+export function spawnChild(name: string, env: Record<string, string | undefined> = {}, args: string[] = [], nodeFlags: string[] = []): Child {
   const child = fork(join(BENCH_DIR, 'support', `${name}.ts`), args, {
-    execArgv: ['--import', 'tsx', '--expose-gc'],
+    execArgv: ['--import', 'tsx', '--expose-gc', ...nodeFlags],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

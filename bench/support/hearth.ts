@@ -1,11 +1,12 @@
 /** Starting Hearth nodes as children for a bench, and the little the orchestrator needs to drive them. */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OPERATOR } from '../../test/support/harness.js';
 import type { RawAnswer } from '../../test/support/raw-http.js';
-import { spawnChild, type Child } from './children.js';
+import { BENCH_DIR, spawnChild, type Child } from './children.js';
 import { withCommandMonitoring } from './environment.js';
 
 export interface NodeChild extends Child {
@@ -14,11 +15,25 @@ export interface NodeChild extends Child {
   commands(): Promise<number>;
 }
 
+let built = false;
+
+/** Compiles the server into `dist/` as `npm start` does, once per bench run, so no node runs an old build. */
+function buildServer(): void {
+  if (built) return;
+  const started = Date.now();
+  const result = spawnSync(process.execPath, [join(BENCH_DIR, '..', 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(BENCH_DIR, '..', 'tsconfig.build.json')], { stdio: 'inherit' });
+  if (result.status !== 0) throw new Error(`building the server (tsc -p tsconfig.build.json) failed: ${result.status ?? result.signal}`);
+  console.log(`server built into dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  built = true;
+}
+
 /**
  * A node in production mode on the bench's database. Rate limits are lifted (one API key makes all the
- * load, which the limiter would rightly refuse); everything else is the shipped default.
+ * load, which the limiter would rightly refuse); everything else is the shipped default. BENCH_NODE_FLAGS
+ * (space-separated) adds node flags to every node, e.g. `--perf-basic-prof` to profile one with `perf`.
  */
 export async function startNode(options: { uri: string; dbName: string; redisUrl?: string; role?: 'all' | 'api' | 'worker'; env?: Record<string, string> }): Promise<NodeChild> {
+  buildServer();
   const child = spawnChild('node-child', {
     NODE_ENV: 'production',
     PORT: '0',
@@ -37,7 +52,7 @@ export async function startNode(options: { uri: string; dbName: string; redisUrl
     RECORD_RESPONSES_DIR: '',
     PUBLIC_URL: '',
     ...options.env,
-  });
+  }, [], process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean));
   const { url } = await child.ready;
   return { ...child, url, commands: async () => (await child.ask<{ commands: number }>('ops')).commands };
 }

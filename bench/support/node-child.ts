@@ -1,15 +1,19 @@
 /**
  * One Hearth node in a process of its own, configured from the environment as the real entry is
- * (`loadConfig(process.env)` + `createNode`). The orchestrator asks it, over IPC only (no HTTP route is
+ * (`loadConfig(process.env)` + `createNode`), running the JavaScript `npm start` runs: the build in
+ * `dist/` (`startNode` builds it), not `src/` under tsx, whose transform adds work of its own to every
+ * closure a hot path creates. The orchestrator asks it, over IPC only (no HTTP route is
  * added), for the driver commands it has sent (`commandStarted`, counted when the URI turns on
  * `monitorCommands`; the job queue's apart), its heap after a full GC, its Socket.IO connections, or to publish domain events.
  */
 import { pino } from 'pino';
-import { loadConfig } from '../../src/config/config.js';
-import { createNode, type NodeOptions } from '../../src/app/node.js';
+import type { NodeOptions } from '../../src/app/node.js';
 import type { DomainEvent } from '../../src/events/events.js';
-import { now, serve } from './children.js';
+import { BUILT_SERVER, now, serve } from './children.js';
 import { traceChat } from './chat-trace.js';
+
+const { loadConfig } = (await import(`${BUILT_SERVER}/config/config.js`)) as typeof import('../../src/config/config.js');
+const { createNode } = (await import(`${BUILT_SERVER}/app/node.js`)) as typeof import('../../src/app/node.js');
 
 const config = loadConfig(process.env);
 const node = await createNode({
