@@ -31,6 +31,12 @@ export interface Counters {
    * counted): a check and a count that would otherwise be two Redis round trips, in one.
    */
   hitUnless(key: string, windowMs: number, guard: CounterGuard): Promise<WindowCount | null>;
+  /**
+   * `hitUnless` answered at once from what this node holds (its own counts, or counts of the shared
+   * counter taken ahead), so a hot path needs no promise; undefined, with nothing counted, when the
+   * answer needs a round trip (then call `hitUnless`).
+   */
+  hitUnlessHeld(key: string, windowMs: number, guard: CounterGuard): WindowCount | null | undefined;
   /** The count of the current window without adding to it (0 when none is open). */
   peek(key: string): Promise<number>;
   reset(key: string): Promise<void>;
@@ -119,22 +125,36 @@ export class RedisCounters implements Counters {
     return this.fallback;
   }
 
+  hitUnlessHeld(key: string, windowMs: number, guard: CounterGuard): WindowCount | null | undefined {
+    if (!this.redis.isReady) return this.degrade().hitUnlessHeld(key, windowMs, guard);
+    this.degraded = false;
+    const now = Date.now();
+    const slot = `${key}\n${windowMs}`;
+    const held = this.fromReserve(slot, key, now, guard);
+    if (held !== undefined) this.noteDemand(slot, now);
+    return held;
+  }
+
+  /** A count taken ahead for `slot`, or null under a reached guard; undefined when neither can be told here. */
+  private fromReserve(slot: string, key: string, now: number, guard?: CounterGuard): WindowCount | null | undefined {
+    const reserve = this.reserves.get(slot);
+    if (!reserve || reserve.next > reserve.last || reserve.resetAt <= now) return undefined;
+    if (!guard) {
+      const count = reserve.next++;
+      if (this.guards.has(key)) this.guards.set(key, { count, at: now });
+      return { count, resetInMs: reserve.resetAt - now };
+    }
+    const known = this.guards.get(guard.key);
+    if (!known || now - known.at > GUARD_FRESH_MS) return undefined;
+    return known.count >= guard.reached ? null : { count: reserve.next++, resetInMs: reserve.resetAt - now };
+  }
+
   private counted(key: string, windowMs: number, guard?: CounterGuard): Promise<WindowCount | null> {
     const now = Date.now();
     const slot = `${key}\n${windowMs}`;
     this.noteDemand(slot, now);
-    const reserve = this.reserves.get(slot);
-    if (reserve && reserve.next <= reserve.last && reserve.resetAt > now) {
-      const known = guard && this.guards.get(guard.key);
-      if (!guard) {
-        const count = reserve.next++;
-        if (this.guards.has(key)) this.guards.set(key, { count, at: now });
-        return Promise.resolve({ count, resetInMs: reserve.resetAt - now });
-      }
-      if (known && now - known.at <= GUARD_FRESH_MS) {
-        return Promise.resolve(known.count >= guard.reached ? null : { count: reserve.next++, resetInMs: reserve.resetAt - now });
-      }
-    }
+    const held = this.fromReserve(slot, key, now, guard);
+    if (held !== undefined) return Promise.resolve(held);
     const batchKey = guard ? `${slot}\n${guard.key}\n${guard.reached}` : slot;
     let batch = this.batches.get(batchKey);
     if (!batch) this.batches.set(batchKey, (batch = { slot, key, windowMs, guard, waiters: [] }));
@@ -250,6 +270,10 @@ export class MemoryCounters implements Counters {
   constructor(private readonly clock: Clock) {}
 
   async hit(key: string, windowMs: number): Promise<WindowCount> {
+    return this.countHit(key, windowMs);
+  }
+
+  private countHit(key: string, windowMs: number): WindowCount {
     const now = this.clock.now().getTime();
     let window = this.windows.get(key);
     if (!window || window.endsAt <= now) {
@@ -266,10 +290,18 @@ export class MemoryCounters implements Counters {
   }
 
   async hitUnless(key: string, windowMs: number, guard: CounterGuard): Promise<WindowCount | null> {
-    return (await this.peek(guard.key)) >= guard.reached ? null : this.hit(key, windowMs);
+    return this.hitUnlessHeld(key, windowMs, guard);
+  }
+
+  hitUnlessHeld(key: string, windowMs: number, guard: CounterGuard): WindowCount | null {
+    return this.count(guard.key) >= guard.reached ? null : this.countHit(key, windowMs);
   }
 
   async peek(key: string): Promise<number> {
+    return this.count(key);
+  }
+
+  private count(key: string): number {
     const window = this.windows.get(key);
     return window && window.endsAt > this.clock.now().getTime() ? window.count : 0;
   }

@@ -5,8 +5,8 @@ import type { Authentication, RouteDef } from './route.js';
 import { cacheKeyFor, cacheRequestOf } from './mount.js';
 import { etagNamedBy } from './conditional-get.js';
 import { EXTERNAL_CORS_HEADERS, VARY_BY_CREDENTIAL } from './middleware.js';
-import { countRequestUnless, markRateCounted, rateLimitHeaders } from './rate-limit.js';
-import type { CounterGuard } from '../db/counters.js';
+import { countRequestUnless, countRequestUnlessHeld, markRateCounted, rateLimitHeaders } from './rate-limit.js';
+import type { CounterGuard, WindowCount } from '../db/counters.js';
 import { REQUEST_COMPLETED, requestIdOf } from './request-log.js';
 
 /**
@@ -34,6 +34,14 @@ interface Matched {
   def: RouteDef;
   query: Readonly<Record<string, unknown>>;
   request: string;
+}
+
+/** A request this path may answer once counted: its match, its credential's rate subject and throttle, its workspace. */
+interface Admitted {
+  matched: Matched;
+  rateSubject: string;
+  throttle: CounterGuard;
+  workspaceId: string;
 }
 
 /** Matched URLs by raw path + query: the same URL always matches and parses alike, so it is done once. */
@@ -81,27 +89,25 @@ export function fastPath(deps: Deps, routes: RouteDef[], authenticate: MemoAuthe
     return matched;
   };
 
-  const answer = async (req: IncomingMessage, res: ServerResponse, startedAt: number): Promise<boolean> => {
-    const url = req.url ?? '';
-    const matched = match(url);
-    if (!matched) return false;
-    const { def, query, request } = matched;
-    const auth = authenticate(deps, def, { header: (name) => headerOf(req, name), query, ip: req.socket.remoteAddress });
+  /** The route and credential of a request this path may answer, or undefined (Express decides). */
+  const admit = (req: IncomingMessage): Admitted | undefined => {
+    const matched = match(req.url ?? '');
+    if (!matched) return undefined;
+    const auth = authenticate(deps, matched.def, { header: (name) => headerOf(req, name), query: matched.query, ip: req.socket.remoteAddress });
     const workspaceId = (auth?.context as { workspace?: { id: string } | null } | undefined)?.workspace?.id;
-    if (!auth?.rateSubject || !workspaceId) return false;
-    // Counted only while the address is not throttled for guessing: the full path refuses that, uncounted.
-    const counted = await countRequestUnless(deps, auth.rateSubject, auth.throttle);
-    if (!counted) return false;
-    const hit = counted.count > limit ? undefined : deps.cache.content.hitOnly(cacheKeyFor(workspaceId, def, request));
-    if (!hit) {
-      markRateCounted(req, counted);
-      return false;
-    }
+    if (!auth?.rateSubject || !workspaceId) return undefined;
+    return { matched, rateSubject: auth.rateSubject, throttle: auth.throttle, workspaceId };
+  };
+
+  /** Sends the cached answer of a counted request; false (nothing sent) on a miss or past the limit. */
+  const respond = (req: IncomingMessage, res: ServerResponse, { matched, workspaceId }: Admitted, counted: WindowCount, startedAt: number): boolean => {
+    const hit = counted.count > limit ? undefined : deps.cache.content.hitOnly(cacheKeyFor(workspaceId, matched.def, matched.request));
+    if (!hit) return false;
     const id = requestIdOf(req);
     const headers: string[] = ['X-Request-Id', id];
     for (const [name, value] of EXTERNAL_CORS_HEADERS) headers.push(name, value);
     headers.push('Vary', VARY_BY_CREDENTIAL, ...rateLimitHeaders(limit, counted));
-    for (const [name, value] of Object.entries(hit.headers)) headers.push(name, value);
+    for (const name in hit.headers) headers.push(name, hit.headers[name]);
     const notModified = hit.headers.ETag !== undefined && etagNamedBy(headerOf(req, 'if-none-match'), hit.headers.ETag);
     if (!notModified) headers.push('Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(hit.bytes.length));
     logWhenDone(deps, req, res, id, redact, startedAt);
@@ -111,18 +117,33 @@ export function fastPath(deps: Deps, routes: RouteDef[], authenticate: MemoAuthe
     return true;
   };
 
+  const handOn = (req: IncomingMessage, res: ServerResponse, error: unknown) => {
+    deps.logger.warn({ err: error }, 'fast path failed; answering through the full path');
+    next(req, res);
+  };
+
   return (req, res) => {
     if (req.method !== 'GET' || !req.url?.startsWith('/external/')) return next(req, res);
     const startedAt = Date.now();
-    answer(req, res, startedAt).then(
-      (answered) => {
-        if (!answered) next(req, res);
-      },
-      (error: unknown) => {
-        deps.logger.warn({ err: error }, 'fast path failed; answering through the full path');
+    try {
+      const admitted = admit(req);
+      if (!admitted) return next(req, res);
+      const settle = (counted: WindowCount | null) => {
+        if (!counted) return next(req, res);
+        if (respond(req, res, admitted, counted, startedAt)) return;
+        markRateCounted(req, counted);
         next(req, res);
-      },
-    );
+      };
+      // Counted only while the address is not throttled for guessing: the full path refuses that, uncounted.
+      // A count this node holds answers now; only a round trip to Redis makes the request wait.
+      const held = countRequestUnlessHeld(deps, admitted.rateSubject, admitted.throttle);
+      if (held !== undefined) return settle(held);
+      countRequestUnless(deps, admitted.rateSubject, admitted.throttle)
+        .then(settle)
+        .catch((error: unknown) => handOn(req, res, error));
+    } catch (error) {
+      handOn(req, res, error);
+    }
   };
 }
 

@@ -31,6 +31,11 @@ export function countRequestUnless(deps: Deps, subject: string, guard: CounterGu
   return deps.counters.hitUnless(`rate:${subject}`, 60_000, guard);
 }
 
+/** `countRequestUnless` answered now from counts this node holds; undefined (nothing counted) when it needs Redis. */
+export function countRequestUnlessHeld(deps: Deps, subject: string, guard: CounterGuard): WindowCount | null | undefined {
+  return deps.counters.hitUnlessHeld(`rate:${subject}`, 60_000, guard);
+}
+
 /** The fast path counted this request before handing it on: the full path uses that count, never a second. */
 export function markRateCounted(req: IncomingMessage, counted: WindowCount): void {
   (req as IncomingMessage & { [COUNTED]?: WindowCount })[COUNTED] = counted;

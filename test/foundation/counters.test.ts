@@ -43,6 +43,17 @@ describe.each(['redis', 'memory'] as const)('%s counters', (kind) => {
   });
 });
 
+test('in memory, hitUnlessHeld always answers at once, as hitUnless would', async () => {
+  const counters = harnesses.memory!.deps.counters;
+  const key = fresh('held-memory');
+  const guard = { key: fresh('guard'), reached: 1 };
+  expect(counters.hitUnlessHeld(key, 60_000, guard)).toMatchObject({ count: 1 });
+  expect(counters.hitUnlessHeld(key, 60_000, guard)).toMatchObject({ count: 2 });
+  await counters.hit(guard.key, 60_000);
+  expect(counters.hitUnlessHeld(key, 60_000, guard)).toBeNull();
+  expect(await counters.peek(key)).toBe(2);
+});
+
 describe('a busy key in Redis (counts taken ahead)', () => {
   const node = () => harnesses.redis!.deps.counters;
   const other = () => harnesses.otherNode!.deps.counters;
@@ -74,6 +85,25 @@ describe('a busy key in Redis (counts taken ahead)', () => {
     const before = await node().peek(key);
     expect(await Promise.all(Array.from({ length: 5 }, () => node().hitUnless(key, 60_000, guard)))).toEqual([null, null, null, null, null]);
     expect(await node().peek(key)).toBe(before);
+  });
+
+  test('hitUnlessHeld hands out counts held ahead at once, each once; without any it counts nothing', async () => {
+    const key = fresh('held');
+    const guard = { key: fresh('guard'), reached: 3 };
+    expect(node().hitUnlessHeld(key, 60_000, guard)).toBeUndefined();
+    expect(await node().peek(key)).toBe(0);
+    const counts = await busy(() => node().hitUnless(key, 60_000, guard));
+    const held: number[] = [];
+    for (let i = 0; i < 200 && held.length < 5; i += 1) {
+      counts.push((await node().hitUnless(key, 60_000, guard))!.count);
+      const now = node().hitUnlessHeld(key, 60_000, guard);
+      if (now) held.push(now.count);
+    }
+    expect(held.length).toBe(5);
+    expect(new Set([...counts, ...held]).size).toBe(counts.length + held.length);
+    expect(Math.max(...held)).toBeLessThanOrEqual(await node().peek(key));
+    for (let i = 0; i < 3; i += 1) await node().hit(guard.key, 60_000);
+    expect(node().hitUnlessHeld(key, 60_000, guard)).toBeNull();
   });
 
   test('a guard reached on another node stops them within 50 ms', async () => {
