@@ -135,12 +135,23 @@ export async function authenticate(deps: Deps, def: RouteDef, req: Request): Pro
   }
 }
 
-/** What the fast path sees of a request: its headers, parsed query and client address. */
+/** What the fast path sees of a request: its headers, parsed query, client address and connection. */
 export interface RawCredentials {
   header(name: string): string | undefined;
   query: Record<string, unknown>;
   ip: string | undefined;
+  /** The request's connection (its socket): what one connection resolved last is kept with it. */
+  connection: object;
 }
+
+type RememberedKey = { kind: CredentialKind; workspace: KeyPrincipal['workspace'] };
+
+/**
+ * The last key each connection sent, its memo key, and the answer it resolved to: a kept-alive client
+ * sends one key on every request, so it is hashed once per connection, and the answer is reused while
+ * the memo holds the very same resolution (a rotation or workspace change replaces or drops that).
+ */
+const lastKeyOf = new WeakMap<object, { key: string; memoKey: string; resolved?: RememberedKey; answer?: MemoAuthentication }>();
 
 /**
  * The same resolution as `authenticate` for a GET of a key-authenticated route, from remembered answers
@@ -148,6 +159,7 @@ export interface RawCredentials {
  * the request to the full path, which does all that). The address's guessing throttle is not read here
  * but named (`throttle`): the caller counts the request only while it is open, in the same Redis round
  * trip, and hands a throttled request to the full path, so that refusal keeps its one code path.
+ * The answer may be the very object given for the connection's previous request: callers never change it.
  */
 export function authenticateFromMemo(deps: Deps, def: RouteDef, raw: RawCredentials): MemoAuthentication | undefined {
   const accepted = ACCEPTS[def.auth];
@@ -160,12 +172,16 @@ export function authenticateFromMemo(deps: Deps, def: RouteDef, raw: RawCredenti
   if (!key) return undefined;
   const kind = credentialKindOf(key);
   if (kind && !accepted.includes(kind)) return undefined;
-  const resolved = deps.cache.memo.peek<{ kind: CredentialKind; workspace: KeyPrincipal['workspace'] }>(keyMemo(key));
+  let last = lastKeyOf.get(raw.connection);
+  if (last?.key !== key) lastKeyOf.set(raw.connection, (last = { key, memoKey: keyMemo(key) }));
+  const resolved = deps.cache.memo.peek<RememberedKey>(last.memoKey);
   if (!resolved) return undefined;
+  if (last.resolved === resolved && last.answer) return last.answer;
   const principal: KeyPrincipal = { workspace: resolved.workspace, credentialKind: resolved.kind };
-  return {
+  last.resolved = resolved;
+  return (last.answer = {
     context: principal,
     rateSubject: `key:${resolved.kind}:${resolved.workspace.id}`,
     throttle: { key: failureKeyOf(raw.ip), reached: deps.config.AUTH_FAILURES_PER_MINUTE },
-  };
+  });
 }

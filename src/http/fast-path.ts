@@ -21,7 +21,7 @@ export interface MemoAuthentication extends Authentication {
 export type MemoAuthenticator = (
   deps: Deps,
   def: RouteDef,
-  raw: { header(name: string): string | undefined; query: Record<string, unknown>; ip: string | undefined },
+  raw: { header(name: string): string | undefined; query: Record<string, unknown>; ip: string | undefined; connection: object },
 ) => MemoAuthentication | undefined;
 
 interface Candidate {
@@ -34,6 +34,8 @@ interface Matched {
   def: RouteDef;
   query: Readonly<Record<string, unknown>>;
   request: string;
+  /** The cache key last built for this URL, and its workspace: one workspace's clients repeat a URL. */
+  last?: { workspaceId: string; cacheKey: string };
 }
 
 /** A request this path may answer once counted: its match, its credential's rate subject and throttle, its workspace. */
@@ -93,15 +95,20 @@ export function fastPath(deps: Deps, routes: RouteDef[], authenticate: MemoAuthe
   const admit = (req: IncomingMessage): Admitted | undefined => {
     const matched = match(req.url ?? '');
     if (!matched) return undefined;
-    const auth = authenticate(deps, matched.def, { header: (name) => headerOf(req, name), query: matched.query, ip: req.socket.remoteAddress });
+    const auth = authenticate(deps, matched.def, { header: (name) => headerOf(req, name), query: matched.query, ip: req.socket.remoteAddress, connection: req.socket });
     const workspaceId = (auth?.context as { workspace?: { id: string } | null } | undefined)?.workspace?.id;
     if (!auth?.rateSubject || !workspaceId) return undefined;
     return { matched, rateSubject: auth.rateSubject, throttle: auth.throttle, workspaceId };
   };
 
+  const cacheKeyOf = (matched: Matched, workspaceId: string): string => {
+    if (matched.last?.workspaceId !== workspaceId) matched.last = { workspaceId, cacheKey: cacheKeyFor(workspaceId, matched.def, matched.request) };
+    return matched.last.cacheKey;
+  };
+
   /** Sends the cached answer of a counted request; false (nothing sent) on a miss or past the limit. */
   const respond = (req: IncomingMessage, res: ServerResponse, { matched, workspaceId }: Admitted, counted: WindowCount, startedAt: number): boolean => {
-    const hit = counted.count > limit ? undefined : deps.cache.content.hitOnly(cacheKeyFor(workspaceId, matched.def, matched.request));
+    const hit = counted.count > limit ? undefined : deps.cache.content.hitOnly(cacheKeyOf(matched, workspaceId));
     if (!hit) return false;
     const id = requestIdOf(req);
     const headers: string[] = ['X-Request-Id', id];

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { Agent, request as httpRequest } from 'node:http';
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import type { HearthNode } from '../../src/app/node.js';
@@ -110,5 +111,40 @@ describe('warm published-content hits answered before Express', () => {
     const rotated = await request(fast.url, `/admin/workspaces/${mine.id}/api-key/rotate`, { method: 'POST', token: mine.token, body: {} });
     expect(rotated.status).toBe(200);
     expect((await list(mine.apiKey)).status).toBe(401);
+  });
+
+  test('one kept-alive connection sending two workspaces\' keys in turn gets each its own answer, and a rotated key refused', async () => {
+    const [first, second] = await Promise.all([createWorkspace(fast.url), createWorkspace(fast.url)]);
+    await contentAdmin(fast.url, first).published({ slug: 'mine', title: 'First workspace' });
+    await contentAdmin(fast.url, second).published({ slug: 'mine', title: 'Second workspace' });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const ports = new Set<number>();
+    const read = (apiKey: string) =>
+      new Promise<{ status: number; title?: string }>((resolve, reject) => {
+        const req = httpRequest(`${fast.url}/external/posts/mine`, { agent, headers: { 'X-Api-Key': apiKey } }, (res) => {
+          ports.add(res.socket.localPort!);
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, title: res.statusCode === 200 ? (JSON.parse(body) as { title: string }).title : undefined }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    try {
+      for (let i = 0; i < 3; i += 1) {
+        expect(await read(first.apiKey)).toEqual({ status: 200, title: 'First workspace' });
+        expect(await read(second.apiKey)).toEqual({ status: 200, title: 'Second workspace' });
+      }
+      const calls = expressCalls;
+      expect(await read(first.apiKey)).toEqual({ status: 200, title: 'First workspace' });
+      expect(expressCalls).toBe(calls);
+      const rotated = await request(fast.url, `/admin/workspaces/${first.id}/api-key/rotate`, { method: 'POST', token: first.token, body: {} });
+      expect(rotated.status).toBe(200);
+      expect((await read(first.apiKey)).status).toBe(401);
+      expect(await read(second.apiKey)).toEqual({ status: 200, title: 'Second workspace' });
+      expect(ports.size).toBe(1);
+    } finally {
+      agent.destroy();
+    }
   });
 });
