@@ -21,10 +21,10 @@ const INSERT_BATCH = 200;
 /** First-attempt records written with one insert at most. */
 const COMPLETE_BATCH = 500;
 /**
- * Outcomes wait while the dispatcher still has deliveries to start, so the engine's time goes to storing
- * new events and the POSTs of a burst go out first; but not longer than this, nor more than
- * `RECORD_BEHIND_MAX` of them. A holder killed meanwhile leaves them pending: the next holder sends them
- * again (same `Webhook-Id`), so these bound the repeats a crash can cause.
+ * Outcomes wait while the dispatcher has deliveries to start or this node is storing more of the workspace's
+ * events, so the engine's time goes to storing them and the POSTs of a burst go out first; but not longer
+ * than this, nor more than `RECORD_BEHIND_MAX` of them. A holder killed meanwhile leaves them pending: the
+ * next holder sends them again (same `Webhook-Id`), so these bound the repeats a crash can cause.
  */
 const RECORD_BEHIND_MS = 3_000;
 const RECORD_BEHIND_MAX = 2_000;
@@ -41,11 +41,13 @@ interface NodeState {
   active: Map<string, Dispatcher>;
   queued: Queued[];
   writing: boolean;
+  /** Events per workspace queued or being stored on this node: their dispatcher waits for them instead of stopping. */
+  recording: Map<string, number>;
 }
 const nodes = new WeakMap<Deps, NodeState>();
 function stateOf(deps: Deps): NodeState {
   let state = nodes.get(deps);
-  if (!state) nodes.set(deps, (state = { active: new Map(), queued: [], writing: false }));
+  if (!state) nodes.set(deps, (state = { active: new Map(), queued: [], writing: false, recording: new Map() }));
   return state;
 }
 
@@ -60,6 +62,7 @@ export async function recordEvent(deps: Deps, event: DomainEvent): Promise<Deliv
   const node = stateOf(deps);
   return new Promise<Delivery | null>((done, fail) => {
     node.queued.push({ event, done, fail });
+    node.recording.set(event.workspaceId, (node.recording.get(event.workspaceId) ?? 0) + 1);
     if (!node.writing) void writeQueued(deps, node);
   });
 }
@@ -119,9 +122,19 @@ async function writeQueued(deps: Deps, node: NodeState): Promise<void> {
       } catch (error) {
         for (const entry of group) entry.fail(error);
       }
+      recorded(node, group);
     }
   } finally {
     node.writing = false;
+  }
+}
+
+/** A group is stored (or failed): a dispatcher waiting for its workspace's events decides again. */
+function recorded(node: NodeState, group: Queued[]): void {
+  for (const { event } of group) {
+    const left = (node.recording.get(event.workspaceId) ?? 1) - 1;
+    if (left > 0) node.recording.set(event.workspaceId, left);
+    else if (node.recording.delete(event.workspaceId)) node.active.get(event.workspaceId)?.wake();
   }
 }
 
@@ -175,7 +188,7 @@ export async function dispatchWorkspace(
   }
   const holder = randomBytes(8).toString('hex');
   // Registered before the lease is asked for, so the deliveries recorded meanwhile wake this one.
-  const dispatcher = new Dispatcher(deps, workspaceId, holder, touch);
+  const dispatcher = new Dispatcher(deps, workspaceId, holder, touch, () => node.recording.has(workspaceId));
   dispatcher.offer(recorded);
   node.active.set(workspaceId, dispatcher);
   let attempted = 0;
@@ -224,6 +237,8 @@ class Dispatcher {
     private readonly workspaceId: string,
     private readonly holder: string,
     private readonly touch: () => Promise<void>,
+    /** This node still stores events of the workspace: wait for them rather than release and read them back. */
+    private readonly recording: () => boolean,
   ) {
     this.targets = new OpenedTargets(deps);
   }
@@ -287,14 +302,14 @@ class Dispatcher {
       if (this.stopped) this.finished = [];
       if (this.finished.length && !this.committing && this.recordNow()) this.committing = this.commit().finally(() => ((this.committing = null), this.wake()));
       const idle = this.inFlight === 0 && !this.finished.length && !this.committing;
-      if (idle && (this.stopped || (!this.queue.length && !this.more))) return;
+      if (idle && (this.stopped || (!this.queue.length && !this.more && !this.recording()))) return;
       await new Promise<void>((resolve) => (this.signal = resolve));
     }
   }
 
-  /** Outcomes are recorded once nothing waits to start, or once they have waited long enough (or are many). */
+  /** Outcomes are recorded once nothing waits to start or is being stored, or once they have waited long enough (or are many). */
   private recordNow(): boolean {
-    return !this.queue.length || this.finished.length >= RECORD_BEHIND_MAX || Date.now() - this.finishedSince >= RECORD_BEHIND_MS;
+    return (!this.queue.length && !this.recording()) || this.finished.length >= RECORD_BEHIND_MAX || Date.now() - this.finishedSince >= RECORD_BEHIND_MS;
   }
 
   /** Started in queue (event) order; the POST leaves before the next one is started. */

@@ -2,6 +2,7 @@ import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel, nullOnDuplicate } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
+import { pendingStore } from './pending.model.js';
 import { isObjectIdHex } from '../shared/ids.js';
 
 /**
@@ -63,9 +64,6 @@ interface DeliveryDoc {
   updatedAt: Date;
 }
 
-/** A delivery waiting for its first attempt: everything that attempt needs, so dispatch reads nothing else. */
-type PendingDoc = Omit<DeliveryDoc, 'state' | 'attempts' | 'nextAttemptAt' | 'finalReason'> & { batch: string };
-
 const attemptSchema = new Schema<DeliveryAttempt>(
   { number: Number, at: Date, statusCode: { type: Number, default: null }, durationMs: Number, error: { type: String, default: null }, outcome: String },
   { _id: false },
@@ -97,28 +95,6 @@ deliverySchema.index({ state: 1 });
 // Pruning by age.
 deliverySchema.index({ createdAt: 1 });
 
-const pendingSchema = new Schema<PendingDoc>(
-  {
-    workspaceId: { type: Schema.Types.ObjectId, required: true },
-    event: String,
-    webhookId: String,
-    payloadJson: String,
-    url: String,
-    sealedUrl: { type: String, default: null },
-    redeliveryOf: { type: String, default: null },
-    endpointId: { type: String, default: null },
-    batch: String,
-    createdAt: Date,
-    updatedAt: Date,
-  },
-  { collection: 'webhook_pending', versionKey: false },
-);
-// Dispatcher: the workspace's pending deliveries (equality filters are the ones FerretDB pushes down).
-// The collection only holds deliveries whose first attempt is not recorded yet, so it stays small.
-pendingSchema.index({ workspaceId: 1 });
-// Completion: one delete per recorded group.
-pendingSchema.index({ batch: 1 });
-
 interface LeaseDoc {
   _id: string;
   holder: string;
@@ -127,7 +103,6 @@ interface LeaseDoc {
 const leaseSchema = new Schema<LeaseDoc>({ _id: { type: String }, holder: String, until: Date }, { collection: 'webhook_dispatch_leases', versionKey: false });
 
 const Deliveries = defineModel('WebhookDelivery', deliverySchema);
-const Pending = defineModel('WebhookPending', pendingSchema);
 const Leases = defineModel('WebhookDispatchLease', leaseSchema);
 
 function toDelivery(doc: DeliveryDoc): Delivery {
@@ -150,8 +125,6 @@ function toDelivery(doc: DeliveryDoc): Delivery {
   };
 }
 
-const pendingToDelivery = (doc: PendingDoc): Delivery => ({ ...toDelivery({ ...doc, state: 'pending', attempts: [], nextAttemptAt: null, finalReason: null }), batch: doc.batch ?? doc._id.toHexString() });
-
 function toDoc(delivery: Delivery): DeliveryDoc {
   return {
     _id: new Types.ObjectId(delivery.id),
@@ -172,25 +145,16 @@ function toDoc(delivery: Delivery): DeliveryDoc {
   };
 }
 
-function pendingDoc(delivery: Delivery): PendingDoc {
-  const { state: _s, attempts: _a, nextAttemptAt: _n, finalReason: _f, ...rest } = toDoc(delivery);
-  return { ...rest, batch: delivery.batch ?? delivery.id };
-}
-
-const byId = (a: Delivery, b: Delivery) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 const FINISHED: DeliveryState[] = ['delivered', 'failed'];
 
 export function deliveryStore(db: Connection) {
   const model = Deliveries(db);
-  const pending = Pending(db);
+  const pending = pendingStore(db);
   const tenant = tenantScope(model);
-  const pendingTenant = tenantScope(pending);
   return {
-    /** A delivery with its first attempt to come: one insert into the pending collection. */
-    async addPending(deliveries: Delivery[]): Promise<void> {
-      if (deliveries.length) await pending.collection.insertMany(deliveries.map(pendingDoc), { ordered: false });
-    },
+    /** Deliveries with their first attempt to come, grouped by `batch`: one insert into the pending collection. */
+    addPending: pending.add,
     /** A delivery stored whole (a redelivery, scheduled at once). */
     async create(delivery: Delivery): Promise<void> {
       await model.collection.insertOne(toDoc(delivery));
@@ -204,22 +168,12 @@ export function deliveryStore(db: Connection) {
       await nullOnDuplicate(() => model.collection.insertMany(deliveries.map(toDoc), { ordered: false }));
     },
     /** Pending entries leave by group: an equality delete, cheap on every engine. */
-    async removePendingBatch(batch: string): Promise<void> {
-      await pending.collection.deleteMany({ batch });
-    },
+    removePendingBatch: pending.removeBatch,
     /** All the workspace's pending deliveries, in event order. */
-    async pending(workspaceId: string): Promise<Delivery[]> {
-      const docs = await pendingTenant.find(workspaceId);
-      return docs.map(pendingToDelivery).sort(byId);
-    },
-    async hasPending(workspaceId: string): Promise<boolean> {
-      return (await pendingTenant.find(workspaceId, {}, { limit: 1 })).length > 0;
-    },
+    pending: pending.of,
+    hasPending: pending.any,
     /** Workspaces with pending deliveries (worker boot). */
-    async workspacesWithPending(): Promise<string[]> {
-      const ids = (await pending.distinct('workspaceId')) as Types.ObjectId[];
-      return ids.map((id) => id.toHexString());
-    },
+    workspacesWithPending: pending.workspaces,
     /** The retry job's read: the job carries only the delivery id, whatever its workspace. */
     async byId(id: string): Promise<Delivery | null> {
       if (!isObjectIdHex(id)) return null;
@@ -229,8 +183,8 @@ export function deliveryStore(db: Connection) {
     async inWorkspace(workspaceId: string, id: string): Promise<Delivery | null> {
       const doc = await tenant.byId(workspaceId, id);
       if (doc) return toDelivery(doc);
-      const waiting = await pendingTenant.byId(workspaceId, id);
-      return waiting ? pendingToDelivery(waiting) : null;
+      // The pending collection is small: its groups are read whole.
+      return (await pending.of(workspaceId)).find((delivery) => delivery.id === id) ?? null;
     },
     /** Newest first (of one endpoint when `endpointId` is given), `limit` deliveries older than the delivery `before` (when given), pending ones included. */
     async list(workspaceId: string, options: { limit: number; before?: string; endpointId?: string }): Promise<Delivery[]> {
@@ -238,12 +192,12 @@ export function deliveryStore(db: Connection) {
         ...(options.before ? { _id: { $lt: new Types.ObjectId(options.before) } } : {}),
         ...(options.endpointId ? { endpointId: options.endpointId } : {}),
       };
-      const [done, waiting] = await Promise.all([
-        tenant.find(workspaceId, filter, { sort: { _id: -1 }, limit: options.limit }),
-        pendingTenant.find(workspaceId, filter, { sort: { _id: -1 }, limit: options.limit }),
-      ]);
+      const [done, waiting] = await Promise.all([tenant.find(workspaceId, filter, { sort: { _id: -1 }, limit: options.limit }), pending.of(workspaceId)]);
       const byId = new Map<string, Delivery>();
-      for (const doc of waiting) byId.set(doc._id.toHexString(), pendingToDelivery(doc));
+      for (const delivery of waiting) {
+        if ((options.before && delivery.id >= options.before.toLowerCase()) || (options.endpointId && delivery.endpointId !== options.endpointId)) continue;
+        byId.set(delivery.id, delivery);
+      }
       // A record in both places is one whose pending entry was not removed yet: the record wins.
       for (const doc of done) byId.set(doc._id.toHexString(), toDelivery(doc));
       return [...byId.values()].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).slice(0, options.limit);
@@ -256,7 +210,7 @@ export function deliveryStore(db: Connection) {
     /** Records of earlier versions still `pending` move to the pending collection (their dispatch reads only there). */
     async movePending(deliveries: Delivery[]): Promise<void> {
       for (const delivery of deliveries) {
-        await nullOnDuplicate(() => pending.collection.insertOne(pendingDoc(delivery)));
+        await pending.add([{ ...delivery, batch: delivery.id }]);
         await model.collection.deleteOne({ _id: new Types.ObjectId(delivery.id), state: 'pending' });
       }
     },
