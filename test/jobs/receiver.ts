@@ -1,8 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** What the receiver does with one request: answer a status, `429:<seconds>` with Retry-After, hang, or close the socket. */
-export type Behaviour = number | `429:${number}` | 'hang' | 'close';
+/** What the receiver does with one request: answer a status, `429:<seconds>` with Retry-After, 200 after `delay:<ms>`, hang, or close the socket. */
+export type Behaviour = number | `429:${number}` | `delay:${number}` | 'hang' | 'close';
 
 export interface Received {
   method: string;
@@ -43,6 +43,10 @@ export async function startReceiver() {
       }
       if (behaviour === 'close') {
         req.socket.destroy();
+        return;
+      }
+      if (typeof behaviour === 'string' && behaviour.startsWith('delay:')) {
+        setTimeout(() => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok'), Number(behaviour.slice('delay:'.length)));
         return;
       }
       if (typeof behaviour === 'string') {

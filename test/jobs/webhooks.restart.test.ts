@@ -3,6 +3,7 @@ import { createWorkspace, eventually, request, startTestNode, uniqueDbName } fro
 import type { HearthNode } from '../../src/app/node.js';
 import { workspaceStore } from '../../src/workspaces/workspaces.model.js';
 import { startReceiver } from './receiver.js';
+import { startNodeProcess } from '../support/node-process.js';
 
 const nodes: HearthNode[] = [];
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -43,3 +44,34 @@ test('a worker that dies mid-retry leaves the job locked; a second worker finish
   // The dead worker's hung attempt was never recorded; the second worker's retry delivered it.
   expect(delivery.attempts.map((a: any) => [a.number, a.statusCode, a.outcome])).toEqual([[1, 500, 'retry'], [2, 200, 'delivered']]);
 });
+
+test('a worker killed (SIGKILL) mid-burst loses nothing: the next worker sends what it had not, any repeat with the same Webhook-Id', async () => {
+  receiver ??= await startReceiver();
+  const dbName = uniqueDbName('hooks-kill');
+  const env = { WEBHOOK_TIMEOUT_MS: '600', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' };
+  const doomed = await startNodeProcess({ dbName, env });
+  const ws = await createWorkspace(doomed.url);
+  const patched = await request(doomed.url, `/admin/workspaces/${ws.id}`, { method: 'PATCH', token: ws.token, body: { webhookUrl: receiver.url('/burst') } });
+  expect(patched.status).toBe(200);
+  // Slow answers keep the burst going long enough to kill the worker in the middle of it.
+  receiver.script('/burst', ['delay:25']);
+  const count = 400;
+  await doomed.publish(count, { event: 'post.published', workspaceId: ws.id, postId: 'post-{i}', slug: 'post-{i}', title: 'Post {i}', publishedAt: new Date().toISOString() });
+  // Only the burst's events (the workspace's own change may be announced there too).
+  const published = () => receiver.on('/burst').filter((hit) => hit.body?.event === 'post.published');
+  await eventually(() => published().length >= 40, 20_000);
+  await doomed.kill();
+  const atKill = new Set(published().map((hit) => hit.body.postId)).size;
+  expect(atKill).toBeLessThan(count);
+
+  const successor = await startTestNode({ dbName, env: { ...env, NODE_ROLE: 'worker' } });
+  nodes.push(successor);
+  await eventually(() => new Set(published().map((hit) => hit.body.postId)).size === count, 40_000);
+  const idsByPost = new Map<string, Set<string>>();
+  for (const hit of published()) {
+    if (!idsByPost.has(hit.body.postId)) idsByPost.set(hit.body.postId, new Set());
+    idsByPost.get(hit.body.postId)!.add(String(hit.headers['webhook-id']));
+  }
+  expect(idsByPost.size).toBe(count);
+  for (const ids of idsByPost.values()) expect(ids.size).toBe(1);
+}, 90_000);
