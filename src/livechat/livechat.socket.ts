@@ -21,6 +21,7 @@ import { typingInput } from './livechat.schemas.js';
 import { agentTyping, newTypingMemo, visitorTyping } from './typing.service.js';
 
 type WidgetNamespace = Namespace<ClientEvents, WidgetServerEvents>;
+type WidgetSocket = Socket<ClientEvents, WidgetServerEvents>;
 type AgentNamespace = Namespace<ClientEvents, AgentServerEvents>;
 
 const widgetNs = (deps: Deps) => deps.realtime.io.of(NAMESPACES.widget) as unknown as WidgetNamespace;
@@ -31,6 +32,8 @@ const PRESENCE_TIMEOUT_MS = 1_500;
 
 /** How often a node ends the agent sockets whose session has expired: the most an expired one lingers. */
 const SESSION_SWEEP_MS = 500;
+
+const NOTHING: Record<string, never> = Object.freeze({});
 
 function handshakeString(socket: Socket, name: string): string | undefined {
   const value = (socket.handshake.auth as Record<string, unknown> | undefined)?.[name];
@@ -46,6 +49,11 @@ export function registerLiveChatSockets(deps: Deps): void {
   widgetNs(deps).use((socket, next) => {
     const token = handshakeString(socket, 'conversationToken');
     if (!token) return next(new Error('conversation_not_found'));
+    // Nothing of the handshake is read once the visitor is known. The token is a credential: not kept for
+    // the socket's life, nor sent to the other nodes with the handshake when they ask who is connected
+    // (`fetchSockets`); headers and query are empty (the upgrade request is released, see realtime.ts).
+    // One shared empty object stands for the three (about 260 bytes a visitor, issue 13).
+    Object.assign(socket.handshake, { auth: NOTHING, headers: NOTHING, query: NOTHING });
     rememberedByToken(deps, token).then(
       (conversation) => {
         socket.data.conversationId = conversation.id;
@@ -84,6 +92,17 @@ export function registerLiveChatSockets(deps: Deps): void {
     );
   });
 
+  // One listener for every visitor socket (`this` is the socket), its throttle kept by the node: a socket
+  // carries no typing closure or state of its own (memory per held socket, issue 13).
+  const visitorStarts = new WeakMap<WidgetSocket, number>();
+  function onVisitorTyping(this: WidgetSocket, payload: unknown): void {
+    const input = typingInput.safeParse(payload);
+    if (!input.success) return;
+    const { conversationId, workspaceId } = this.data as { conversationId: string; workspaceId: string };
+    const relay = visitorTyping(deps, conversationId, input.data.typing, visitorStarts, this);
+    if (relay) push.typing(deps, workspaceId, relay);
+  }
+
   widgetNs(deps).on('connection', (socket) => {
     const conversationId = socket.data.conversationId as string;
     const workspaceId = socket.data.workspaceId as string;
@@ -97,13 +116,7 @@ export function registerLiveChatSockets(deps: Deps): void {
         if (read) socket.emit('conversation.read', { conversationId, reader: 'AGENT', messageId: read.messageId, createdAt: read.createdAt.toISOString() });
       })
       .catch((error: unknown) => deps.logger.error({ err: error, workspaceId, conversationId }, 'live chat: read cursor not sent'));
-    const memo = newTypingMemo();
-    socket.on('typing', (payload) => {
-      const input = typingInput.safeParse(payload);
-      if (!input.success) return;
-      const relay = visitorTyping(deps, conversationId, input.data.typing, memo);
-      if (relay) push.typing(deps, workspaceId, relay);
-    });
+    socket.on('typing', onVisitorTyping);
   });
   const watchExpiry = sessionExpiryWatch(deps);
   agentNs(deps).on('connection', (socket) => {

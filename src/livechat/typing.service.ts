@@ -12,7 +12,17 @@ import { rememberedOf } from './conversation-memo.service.js';
 export const TYPING_RELAY_MS = 2_000;
 export const TYPING_SHOW_MS = 6_000;
 
-/** Per socket: when each conversation's last start was relayed, and the conversations checked as this workspace's. */
+/**
+ * When a sender's last start was relayed, by whatever names the sender and conversation: a visitor's socket
+ * (it has one conversation) or an agent socket's conversation id. A Map or a WeakMap fits.
+ */
+export interface RelayedStarts<K> {
+  get(key: K): number | undefined;
+  set(key: K, at: number): unknown;
+  delete(key: K): unknown;
+}
+
+/** Per agent socket: when each conversation's last start was relayed, and the conversations checked as this workspace's. */
 export interface TypingMemo {
   relayedAt: Map<string, number>;
   checked: Set<string>;
@@ -20,20 +30,25 @@ export interface TypingMemo {
 
 export const newTypingMemo = (): TypingMemo => ({ relayedAt: new Map(), checked: new Set() });
 
-/** Whether this change is relayed; records a relayed start. */
-function throttled(memo: TypingMemo, conversationId: string, typing: boolean, now: number): boolean {
-  const last = memo.relayedAt.get(conversationId);
+/** Whether this change is relayed; records a relayed start, forgets it on a stop. */
+function throttled<K>(starts: RelayedStarts<K>, key: K, typing: boolean, now: number): boolean {
+  const last = starts.get(key);
   if (!typing) {
-    memo.relayedAt.delete(conversationId);
+    starts.delete(key);
     return last === undefined;
   }
   if (last !== undefined && now - last < TYPING_RELAY_MS) return true;
-  memo.relayedAt.set(conversationId, now);
+  starts.set(key, now);
   return false;
 }
 
-export function visitorTyping(deps: Deps, conversationId: string, typing: boolean, memo: TypingMemo): TypingChanged | null {
-  if (throttled(memo, conversationId, typing, deps.clock.now().getTime())) return null;
+/**
+ * A visitor types in their socket's conversation. The throttle is keyed by the socket itself (`starts` is
+ * a WeakMap of the node), so a socket holds no typing state of its own, and none at all between a stop and
+ * the next start.
+ */
+export function visitorTyping<S extends object>(deps: Deps, conversationId: string, typing: boolean, starts: RelayedStarts<S>, socket: S): TypingChanged | null {
+  if (throttled(starts, socket, typing, deps.clock.now().getTime())) return null;
   return { conversationId, sender: 'VISITOR', typing };
 }
 
@@ -49,6 +64,6 @@ export async function agentTyping(
     await rememberedOf(deps, agent.workspaceId, conversationId);
     memo.checked.add(conversationId);
   }
-  if (throttled(memo, conversationId, typing, deps.clock.now().getTime())) return null;
+  if (throttled(memo.relayedAt, conversationId, typing, deps.clock.now().getTime())) return null;
   return { conversationId, sender: 'AGENT', typing, agentName: agent.name, userId: agent.userId };
 }

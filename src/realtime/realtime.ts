@@ -64,18 +64,38 @@ export function attachRealtime(realtime: Realtime, server: HttpServer): void {
 /** The source of the `close` relay engine.io 6 puts on an upgraded TCP socket for its WebSocketResponse. */
 const UPGRADE_CLOSE_RELAY = '() => this.emit("close")';
 
+/** The name of the `error` listener engine.io 6 puts on a WebSocket until its transport takes over. */
+const UPGRADE_ERROR_GUARD = 'onUpgradeError';
+
 type Listener = ((...args: unknown[]) => void) & { listener?: (...args: unknown[]) => void };
 
+interface RawSocket {
+  request: unknown;
+  transport?: NodeJS.EventEmitter & { name?: string; socket?: NodeJS.EventEmitter & { _socket?: NodeJS.EventEmitter } };
+}
+
 /**
- * Lets the upgrade request (headers, raw headers, stream state: about 1.8 KiB) go once a socket is open:
- * engine.io keeps it as `request`, and its WebSocketResponse, which holds it too, stays reachable through a
- * `close` relay on the TCP socket that no one needs after the handshake (no engine middleware listens).
- * Namespaces authenticate from the handshake's `auth`, never from its headers. Should a later engine.io
- * differ, nothing is removed and only the saving is lost.
+ * Lets go of what only the handshake needed, once a socket is open (issue 13: memory per held socket):
+ * - the upgrade request (headers, raw headers, stream state: about 1.8 KiB): engine.io keeps it as
+ *   `request`, and its WebSocketResponse, which holds it too, stays reachable through a `close` relay on
+ *   the TCP socket that no one needs after the handshake (no engine middleware listens). Namespaces
+ *   authenticate from the handshake's `auth`, never from its headers.
+ * - the no-op `error` guard engine.io sets on the WebSocket before the transport exists, and removes itself
+ *   when a polling socket upgrades but not on a direct WebSocket connection; the transport's own `error`
+ *   listener handles errors from here on (about 170 bytes: the guard, its context and a listener array).
+ * - the `headers` relay engine.io sets on every new transport: only a polling transport emits `headers`
+ *   (once per HTTP request), so on a WebSocket transport it is a dead closure and its context.
+ * Should a later engine.io differ, nothing is removed and only the saving is lost.
  */
-function releaseUpgradeRequest(raw: { request: unknown; transport?: { socket?: { _socket?: NodeJS.EventEmitter } } }): void {
+function releaseUpgradeRequest(raw: RawSocket): void {
   raw.request = null;
-  const tcp = raw.transport?.socket?._socket;
+  if (raw.transport?.name === 'websocket') raw.transport.removeAllListeners('headers');
+  const ws = raw.transport?.socket;
+  if (!ws) return;
+  for (const listener of ws.rawListeners('error') as Listener[]) {
+    if (listener.name === UPGRADE_ERROR_GUARD && ws.listenerCount('error') > 1) ws.removeListener('error', listener);
+  }
+  const tcp = ws._socket;
   if (!tcp) return;
   for (const listener of tcp.rawListeners('close') as Listener[]) {
     if (String(listener.listener ?? listener) === UPGRADE_CLOSE_RELAY) tcp.removeListener('close', listener);

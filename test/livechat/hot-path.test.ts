@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createWorkspace, eventually, request, startTestNode, uniqueDbName, type WorkspaceFixture } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
-import type { MessageCreated } from '../../src/realtime/events.js';
-import { activateChat, agentSocket, record, startChat, widgetSocket } from './support.js';
+import { io as connectClient } from 'socket.io-client';
+import { rooms, type MessageCreated, type TypingChanged } from '../../src/realtime/events.js';
+import { activateChat, agentSocket, record, startChat, widgetSocket, type WidgetSocket } from './support.js';
 
 // The chat hot path (issue 13, "Chat path"): two nodes on one database and the run's Redis. A reply or a
 // visitor message resolves its credentials and conversation from memory, and the message insert is the
@@ -204,24 +205,76 @@ describe('the remembered conversation on two nodes', () => {
 });
 
 describe('memory held per visitor socket', () => {
-  test('an open socket keeps neither its upgrade request nor the close relay that would hold it', async () => {
+  type RawSocket = {
+    request: unknown;
+    transport: NodeJS.EventEmitter & { name: string; socket?: NodeJS.EventEmitter & { _socket?: NodeJS.EventEmitter } };
+  };
+  const engineClients = (node: HearthNode) => Object.values((node.deps.realtime.io.engine as unknown as { clients: Record<string, RawSocket> }).clients);
+
+  test('an open socket keeps neither its upgrade request, nor the close relay that would hold it, nor the handshake-time listeners', async () => {
     const { ws, token, cid } = await chat();
     const visitor = await widgetSocket(b.url, token);
     const seen = record<MessageCreated>(visitor, 'message.created');
     try {
-      type RawSocket = { request: unknown; transport: { socket?: { _socket?: NodeJS.EventEmitter } } };
-      const clients = Object.values((b.deps.realtime.io.engine as unknown as { clients: Record<string, RawSocket> }).clients);
+      const clients = engineClients(b);
       expect(clients.length).toBeGreaterThan(0);
       for (const client of clients) {
         expect(client.request).toBeNull();
         const relays = (client.transport.socket?._socket?.listeners('close') ?? []).map(String).filter((source) => source.includes('this.emit("close")'));
         expect(relays).toEqual([]);
+        // The WebSocket's pre-transport error guard and the polling-only headers relay are gone; the transport still listens for errors.
+        expect(client.transport.name).toBe('websocket');
+        expect(client.transport.socket?.listeners('error').map((listener) => listener.name)).not.toContain('onUpgradeError');
+        expect(client.transport.socket?.listenerCount('error')).toBe(1);
+        expect(client.transport.listenerCount('headers')).toBe(0);
       }
       // Still a working socket.
       expect((await reply(a, ws, cid, 'reaches the visitor')).status).toBe(201);
       await eventually(() => seen.length === 1, 3_000, 5);
     } finally {
       visitor.close();
+    }
+  });
+
+  test('a visitor socket keeps no token and no typing state of its own, and other nodes are not sent the token', async () => {
+    const chats = [await chat(), await chat()];
+    const visitors = await Promise.all(chats.map(({ token }) => widgetSocket(b.url, token)));
+    try {
+      const cids = chats.map(({ cid }) => cid);
+      const held = [...b.deps.realtime.io.of('/widget').sockets.values()].filter((socket) => cids.includes(socket.data.conversationId));
+      expect(held).toHaveLength(2);
+      for (const socket of held) {
+        expect(socket.handshake.auth).toEqual({});
+        expect(socket.listeners('typing')).toHaveLength(1);
+      }
+      // One shared listener and one shared empty handshake part for every visitor socket.
+      expect(held[0].listeners('typing')[0]).toBe(held[1].listeners('typing')[0]);
+      expect(held[0].handshake.auth).toBe(held[1].handshake.auth);
+      // A presence query from the other node gets the socket's handshake over Redis: without the token.
+      const remote = await a.deps.realtime.io.of('/widget').in(rooms.conversation(chats[0].cid)).fetchSockets();
+      expect(remote).toHaveLength(1);
+      expect(JSON.stringify(remote[0].handshake)).not.toContain(chats[0].token);
+    } finally {
+      for (const visitor of visitors) visitor.close();
+    }
+  });
+
+  test('a socket that starts polling and upgrades (the browser default) still gets pushes and relays typing', async () => {
+    const { ws, token, cid } = await chat();
+    const agent = await agentSocket(a.url, ws.token, ws.id);
+    const typing = record<TypingChanged>(agent, 'typing.changed');
+    const visitor = connectClient(`${b.url}/widget`, { auth: { conversationToken: token }, reconnection: false, forceNew: true }) as WidgetSocket;
+    const seen = record<MessageCreated>(visitor, 'message.created');
+    try {
+      await eventually(() => visitor.connected && visitor.io.engine.transport.name === 'websocket', 5_000, 10);
+      expect((await reply(a, ws, cid, 'after the upgrade')).status).toBe(201);
+      await eventually(() => seen.length === 1, 3_000, 5);
+      visitor.emit('typing', { typing: true });
+      await eventually(() => typing.length === 1, 3_000, 5);
+      expect(typing[0]).toEqual({ conversationId: cid, sender: 'VISITOR', typing: true });
+    } finally {
+      visitor.close();
+      agent.close();
     }
   });
 });
