@@ -1,11 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { EngineUnavailableError, findFerretDb, installFerretDb, superviseFerretDb, type EmbeddedEngine } from './db/embedded-engine.js';
 import { randomToken } from './shared/crypto.js';
-import { createNode } from './app/node.js';
+import { createNode, shippedLogger } from './app/node.js';
 import { seedDemo } from './app/seed.js';
 import { demoSeeders } from './app/demo-seeders.js';
 
@@ -33,7 +32,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = pino({ level: config.LOG_LEVEL });
+  const logger = shippedLogger(config.LOG_LEVEL);
   const dataDir = resolve(projectRoot, config.DATA_DIR);
   const embeddedDefault = config.NODE_ENV !== 'production';
 

@@ -6,19 +6,18 @@
  * added), for the driver commands it has sent (`commandStarted`, counted when the URI turns on
  * `monitorCommands`; the job queue's apart), its heap after a full GC, its Socket.IO connections, or to publish domain events.
  */
-import { pino } from 'pino';
 import type { NodeOptions } from '../../src/app/node.js';
 import type { DomainEvent } from '../../src/events/events.js';
 import { BUILT_SERVER, now, serve } from './children.js';
 import { traceChat } from './chat-trace.js';
 
 const { loadConfig } = (await import(`${BUILT_SERVER}/config/config.js`)) as typeof import('../../src/config/config.js');
-const { createNode } = (await import(`${BUILT_SERVER}/app/node.js`)) as typeof import('../../src/app/node.js');
+const { createNode, shippedLogger } = (await import(`${BUILT_SERVER}/app/node.js`)) as typeof import('../../src/app/node.js');
 
 const config = loadConfig(process.env);
 const node = await createNode({
   config: config as NodeOptions['config'],
-  logger: pino({ level: config.LOG_LEVEL }),
+  logger: shippedLogger(config.LOG_LEVEL),
   jobsProcessEvery: process.env.BENCH_JOBS_PROCESS_EVERY ? Number(process.env.BENCH_JOBS_PROCESS_EVERY) : undefined,
 });
 

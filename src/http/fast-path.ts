@@ -36,6 +36,8 @@ interface Matched {
   request: string;
   /** The cache key last built for this URL, and its workspace: one workspace's clients repeat a URL. */
   last?: { workspaceId: string; cacheKey: string };
+  /** The URL as the request log shows it (secrets redacted), once it was logged. */
+  logged?: string;
 }
 
 /** A request this path may answer once counted: its match, its credential's rate subject and throttle, its workspace. */
@@ -117,7 +119,7 @@ export function fastPath(deps: Deps, routes: RouteDef[], authenticate: MemoAuthe
     for (const name in hit.headers) headers.push(name, hit.headers[name]);
     const notModified = hit.headers.ETag !== undefined && etagNamedBy(headerOf(req, 'if-none-match'), hit.headers.ETag);
     if (!notModified) headers.push('Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(hit.bytes.length));
-    logWhenDone(deps, req, res, id, redact, startedAt);
+    if (deps.logger.isLevelEnabled('info')) logWhenDone(deps, req, res, id, (matched.logged ??= redact('GET', req.url ?? '')), startedAt);
     res.writeHead(notModified ? 304 : 200, headers);
     if (notModified) res.end();
     else res.end(hit.bytes);
@@ -160,13 +162,12 @@ function headerOf(req: IncomingMessage, name: string): string | undefined {
 }
 
 /** The request log line pino-http writes for the full path (`requestLogger`), field for field. */
-function logWhenDone(deps: Deps, req: IncomingMessage, res: ServerResponse, id: string, redact: (method: string, url: string) => string, startedAt: number): void {
-  if (!deps.logger.isLevelEnabled('info')) return;
+function logWhenDone(deps: Deps, req: IncomingMessage, res: ServerResponse, id: string, url: string, startedAt: number): void {
   const done = () => {
     res.removeListener('close', done);
     res.removeListener('finish', done);
     const message = !req.readableAborted && res.writableEnded ? REQUEST_COMPLETED : 'request aborted';
-    deps.logger.info({ req: { id, method: req.method, url: redact(req.method ?? '', req.url ?? '') }, res: { statusCode: res.statusCode }, responseTime: Date.now() - startedAt }, message);
+    deps.logger.info({ req: { id, method: req.method, url }, res: { statusCode: res.statusCode }, responseTime: Date.now() - startedAt }, message);
   };
   res.on('close', done);
   res.on('finish', done);
