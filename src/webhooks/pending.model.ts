@@ -2,7 +2,7 @@ import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel, nullOnDuplicate } from '../db/mongo.js';
 import { loadJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
-import type { Delivery } from './webhooks.model.js';
+import type { Delivery } from './delivery.js';
 
 /**
  * Deliveries waiting for their first attempt (collection `webhook_pending`). A group recorded together

@@ -3,9 +3,9 @@ import { findWorkspace } from '../workspaces/workspaces.service.js';
 import type { Deps } from '../deps.js';
 import { isContentEvent, type DomainEvent } from '../events/events.js';
 import { endpointsFor, type WebhookEndpoint } from './endpoints.service.js';
-import { deliveryStore, leaseStore, type Delivery } from './webhooks.model.js';
-import { DISPATCH_JOB, OpenedTargets, envelopeOf, leaseTtl, newDelivery, payloadOf, scheduleRetry, sendAttempt, storedTarget } from './webhooks.service.js';
-import type { AttemptResult, StoredTarget } from './webhooks.service.js';
+import { deliveryStore, leaseStore } from './webhooks.model.js';
+import type { Delivery } from './delivery.js';
+import { DISPATCH_JOB, OpenedTargets, envelopeOf, leaseTtl, newDelivery, payloadOf, scheduleRetry, sendAttempt, storedTarget, type AttemptResult, type StoredTarget } from './webhooks.service.js';
 
 /**
  * The first-attempt pipeline. Publishing only stores the delivery (concurrent publishes share one insert);

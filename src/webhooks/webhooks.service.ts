@@ -3,7 +3,8 @@ import { findWorkspace } from '../workspaces/workspaces.service.js';
 import type { Deps } from '../deps.js';
 import { isContentEvent, type DomainEvent } from '../events/events.js';
 import { fail } from '../shared/errors.js';
-import { deliveryStore, newDeliveryId, type Delivery, type DeliveryAttempt, type DeliveryState } from './webhooks.model.js';
+import { deliveryStore, newDeliveryId } from './webhooks.model.js';
+import type { Delivery, DeliveryAttempt, DeliveryState } from './delivery.js';
 import { postJson } from './webhooks.target.js';
 import { endpointTarget, getEndpoint, recordEndpointOutcome, type WebhookEndpoint } from './endpoints.service.js';
 

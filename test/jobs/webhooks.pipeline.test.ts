@@ -5,7 +5,8 @@ import { startServices } from '../support/service-harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { workspaceStore } from '../../src/workspaces/workspaces.model.js';
-import { deliveryStore, type Delivery } from '../../src/webhooks/webhooks.model.js';
+import { deliveryStore } from '../../src/webhooks/webhooks.model.js';
+import type { Delivery } from '../../src/webhooks/delivery.js';
 import { PRUNE_JOB, newDelivery, pruneDeliveries } from '../../src/webhooks/webhooks.service.js';
 import { startReceiver, type Behaviour } from './receiver.js';
 
