@@ -26,8 +26,11 @@ interface StoredGroup {
   deliveries: { id: string; event: string; webhookId: string; payload: Record<string, unknown>; target: number; endpointId: string | null; redeliveryOf: string | null }[];
 }
 
-/** A document per delivery, as versions before the groups stored them: still read and removed alike. */
-interface SinglePendingDoc {
+/**
+ * One delivery as a document of its own holds it: a pending one stored by versions before the groups
+ * (still read and removed alike), and every recorded one (`webhooks.model.ts`, with its state on top).
+ */
+export interface StoredDelivery {
   _id: Types.ObjectId;
   workspaceId: Types.ObjectId;
   event: string;
@@ -42,7 +45,7 @@ interface SinglePendingDoc {
   updatedAt: Date;
 }
 
-type PendingDoc = PendingGroupDoc | SinglePendingDoc;
+type PendingDoc = PendingGroupDoc | StoredDelivery;
 
 const pendingSchema = new Schema<PendingGroupDoc>(
   { workspaceId: { type: Schema.Types.ObjectId, required: true }, batch: String, deliveriesJson: String, createdAt: Date },

@@ -2,26 +2,16 @@ import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel, nullOnDuplicate } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
-import { pendingStore } from './pending.model.js';
+import { pendingStore, type StoredDelivery } from './pending.model.js';
 import { isObjectIdHex } from '../shared/ids.js';
 import type { Delivery, DeliveryAttempt, DeliveryState } from './delivery.js';
 
-interface DeliveryDoc {
-  _id: Types.ObjectId;
-  workspaceId: Types.ObjectId;
-  event: string;
-  webhookId: string;
-  payloadJson: string;
-  url: string;
-  sealedUrl?: string | null;
+interface DeliveryDoc extends Omit<StoredDelivery, 'batch' | 'redeliveryOf'> {
   state: DeliveryState;
   attempts: DeliveryAttempt[];
   nextAttemptAt: Date | null;
   finalReason: string | null;
   redeliveryOf: string | null;
-  endpointId?: string | null;
-  createdAt: Date;
-  updatedAt: Date;
 }
 
 const attemptSchema = new Schema<DeliveryAttempt>(
