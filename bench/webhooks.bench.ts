@@ -64,6 +64,7 @@ await runBench(async (cleanup) => {
   const latencies = delivered.map((id) => receipts[id][0] - publishedAt[id]).sort((a, b) => a - b);
   const firstPublish = Math.min(...Object.values(publishedAt));
   const lastReceipt = Math.max(...delivered.map((id) => receipts[id][0]));
+  const firstReceipt = Math.min(...delivered.map((id) => receipts[id][0]));
   const perSecond = delivered.length / ((lastReceipt - firstPublish) / 1000);
   const lost = ids.length - delivered.length;
   const duplicated = Object.values(receipts).reduce((sum, times) => sum + times.length - 1, 0);
@@ -72,7 +73,7 @@ await runBench(async (cleanup) => {
 
   report(
     [
-      `  delivered ${delivered.length}/${ids.length} in ${((lastReceipt - firstPublish) / 1000).toFixed(1)} s: ${perSecond.toFixed(0)} deliveries/s`,
+      `  delivered ${delivered.length}/${ids.length} in ${((lastReceipt - firstPublish) / 1000).toFixed(1)} s: ${perSecond.toFixed(0)} deliveries/s; first receipt ${(firstReceipt - firstPublish).toFixed(0)} ms after the first publish, the burst published in ${Math.round(publishMs)} ms`,
       `  publish-to-receipt p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms, max ${(latencies.at(-1) ?? NaN).toFixed(0)} ms; lost ${lost}, duplicated ${duplicated}${unreadable ? `, ${unreadable} unreadable bodies` : ''}`,
       `  driver commands per delivery: ${opsPerDelivery.toFixed(3)} (plus ${jobOpsPerDelivery.toFixed(3)} on the job collection, its polling included)`,
     ],
