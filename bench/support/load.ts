@@ -95,8 +95,8 @@ export async function measure(url: string, headers: Record<string, string> = {},
 /**
  * Two servers measured in alternation, `rounds` times `seconds / rounds` each, so that load from outside
  * the bench (a shared machine) falls on both alike instead of on whichever ran in a busy moment. Each
- * side's figure sums its rounds (rate = all requests / all time; latencies: the median round's); the
- * per-round ratios say how steady the comparison was.
+ * side's rate is the mean of its rounds' rates (the rounds are equally long, so all requests / all time),
+ * its latencies the median round's; the per-round ratios say how steady the comparison was.
  */
 export async function measurePaired(
   subject: { url: string; headers?: Record<string, string> },

@@ -15,15 +15,6 @@ interface Memo {
 }
 
 /**
- * Short-lived answers of hot point lookups (key -> workspace, session -> user, membership roles), each
- * with the tags whose invalidation drops it on every node. Misses (null) are never kept, so a new
- * credential works at once; a revoked one stops as soon as its tag is published (or the TTL runs out).
- *
- * Entries on the default lifetime (what every request looks up: credentials, sessions, memberships) are
- * reloaded in the background by the first hit in the last fifth of their lifetime, so a key in steady use never
- * makes a request wait on its reload; the answer served meanwhile is no older than the lifetime.
- */
-/**
  * Which tags were invalidated since a load began: a load is kept only if none of its value's tags was, so
  * a burst of unrelated changes (every content publish) does not throw away every session load in flight.
  */
@@ -66,6 +57,15 @@ class InvalidationLog {
   }
 }
 
+/**
+ * Short-lived answers of hot point lookups (key -> workspace, session -> user, membership roles), each
+ * with the tags whose invalidation drops it on every node. Misses (null) are never kept, so a new
+ * credential works at once; a revoked one stops as soon as its tag is published (or the TTL runs out).
+ *
+ * Entries on the default lifetime (what every request looks up: credentials, sessions, memberships) are
+ * reloaded in the background by the first hit in the last fifth of their lifetime, so a key in steady use never
+ * makes a request wait on its reload; the answer served meanwhile is no older than the lifetime.
+ */
 export class MemoCache {
   private readonly lru: ByteLru<Memo>;
   /** The keys remembered under each tag: most tags name one entry (a conversation, a session), kept without a Set. */
