@@ -64,6 +64,9 @@ const GUARD_FRESH_MS = 50;
 /** Bookkeeping per key is dropped past this many keys (it only ever makes a busy key cheaper). */
 const MAX_TRACKED_KEYS = 10_000;
 
+/** What a key's demand and counts taken ahead are kept under: one key may be counted in windows of several lengths. */
+const slotOf = (key: string, windowMs: number) => `${key}\n${windowMs}`;
+
 /** The `hit`s of one key (and guard) asked for in one turn of the event loop, sent as one command. */
 interface Batch {
   slot: string;
@@ -129,16 +132,22 @@ export class RedisCounters implements Counters {
     if (!this.redis.isReady) return this.degrade().hitUnlessHeld(key, windowMs, guard);
     this.degraded = false;
     const now = Date.now();
-    const slot = `${key}\n${windowMs}`;
+    const slot = slotOf(key, windowMs);
     const held = this.fromReserve(slot, key, now, guard);
     if (held !== undefined) this.noteDemand(slot, now);
     return held;
   }
 
+  /** The counts taken ahead for `slot` while some are left and their window lasts. */
+  private usableReserve(slot: string, now: number): Reserve | undefined {
+    const reserve = this.reserves.get(slot);
+    return reserve && reserve.next <= reserve.last && reserve.resetAt > now ? reserve : undefined;
+  }
+
   /** A count taken ahead for `slot`, or null under a reached guard; undefined when neither can be told here. */
   private fromReserve(slot: string, key: string, now: number, guard?: CounterGuard): WindowCount | null | undefined {
-    const reserve = this.reserves.get(slot);
-    if (!reserve || reserve.next > reserve.last || reserve.resetAt <= now) return undefined;
+    const reserve = this.usableReserve(slot, now);
+    if (!reserve) return undefined;
     if (!guard) {
       const count = reserve.next++;
       if (this.guards.has(key)) this.guards.set(key, { count, at: now });
@@ -151,7 +160,7 @@ export class RedisCounters implements Counters {
 
   private counted(key: string, windowMs: number, guard?: CounterGuard): Promise<WindowCount | null> {
     const now = Date.now();
-    const slot = `${key}\n${windowMs}`;
+    const slot = slotOf(key, windowMs);
     this.noteDemand(slot, now);
     const held = this.fromReserve(slot, key, now, guard);
     if (held !== undefined) return Promise.resolve(held);
@@ -182,8 +191,7 @@ export class RedisCounters implements Counters {
 
   /** Counts to take ahead for a key: none while it still holds some (a guard's refresh), so none are dropped unused. */
   private aheadFor(slot: string, now: number): number {
-    const reserve = this.reserves.get(slot);
-    if (reserve && reserve.next <= reserve.last && reserve.resetAt > now) return 0;
+    if (this.usableReserve(slot, now)) return 0;
     const previous = this.demand.get(slot)?.previous ?? 0;
     return previous >= BUSY_HITS ? Math.min(MAX_AHEAD, previous) : 0;
   }
