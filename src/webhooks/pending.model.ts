@@ -95,6 +95,23 @@ function groupDocs(deliveries: Delivery[]): PendingGroupDoc[] {
   return docs;
 }
 
+/** What a document of one delivery holds, as a delivery: all but its state, attempts and group. */
+export function storedDeliveryOf(doc: StoredDelivery): Omit<Delivery, 'state' | 'attempts' | 'nextAttemptAt' | 'finalReason' | 'batch'> {
+  return {
+    id: doc._id.toHexString(),
+    workspaceId: doc.workspaceId.toHexString(),
+    event: doc.event,
+    webhookId: doc.webhookId,
+    payload: loadJson<Record<string, unknown>>(doc.payloadJson) ?? {},
+    url: doc.url,
+    sealedUrl: doc.sealedUrl ?? null,
+    redeliveryOf: doc.redeliveryOf ?? null,
+    endpointId: doc.endpointId ?? null,
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+  };
+}
+
 function deliveriesOf(doc: PendingDoc): Delivery[] {
   const base = { workspaceId: doc.workspaceId.toHexString(), state: 'pending' as const, attempts: [], nextAttemptAt: null, finalReason: null, createdAt: doc.createdAt, updatedAt: doc.createdAt };
   if ('deliveriesJson' in doc) {
@@ -104,21 +121,7 @@ function deliveriesOf(doc: PendingDoc): Delivery[] {
       return { ...base, ...delivery, url, sealedUrl, batch: doc.batch };
     });
   }
-  return [
-    {
-      ...base,
-      id: doc._id.toHexString(),
-      event: doc.event,
-      webhookId: doc.webhookId,
-      payload: loadJson<Record<string, unknown>>(doc.payloadJson) ?? {},
-      url: doc.url,
-      sealedUrl: doc.sealedUrl ?? null,
-      redeliveryOf: doc.redeliveryOf ?? null,
-      endpointId: doc.endpointId ?? null,
-      updatedAt: doc.updatedAt,
-      batch: doc.batch ?? doc._id.toHexString(),
-    },
-  ];
+  return [{ ...base, ...storedDeliveryOf(doc), batch: doc.batch ?? doc._id.toHexString() }];
 }
 
 const byId = (a: Delivery, b: Delivery) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);

@@ -1,8 +1,8 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel, nullOnDuplicate } from '../db/mongo.js';
-import { loadJson, storeJson } from '../db/json-field.js';
+import { storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
-import { pendingStore, type StoredDelivery } from './pending.model.js';
+import { pendingStore, storedDeliveryOf, type StoredDelivery } from './pending.model.js';
 import { isObjectIdHex } from '../shared/ids.js';
 import type { Delivery, DeliveryAttempt, DeliveryState } from './delivery.js';
 
@@ -57,21 +57,11 @@ const Leases = defineModel('WebhookDispatchLease', leaseSchema);
 
 function toDelivery(doc: DeliveryDoc): Delivery {
   return {
-    id: doc._id.toHexString(),
-    workspaceId: doc.workspaceId.toHexString(),
-    event: doc.event,
-    webhookId: doc.webhookId,
-    payload: loadJson<Record<string, unknown>>(doc.payloadJson) ?? {},
-    url: doc.url,
-    sealedUrl: doc.sealedUrl ?? null,
+    ...storedDeliveryOf(doc),
     state: doc.state,
     attempts: (doc.attempts ?? []).map((a) => ({ number: a.number, at: a.at, statusCode: a.statusCode ?? null, durationMs: a.durationMs, error: a.error ?? null, outcome: a.outcome })),
     nextAttemptAt: doc.nextAttemptAt ?? null,
     finalReason: doc.finalReason ?? null,
-    redeliveryOf: doc.redeliveryOf ?? null,
-    endpointId: doc.endpointId ?? null,
-    createdAt: doc.createdAt,
-    updatedAt: doc.updatedAt,
   };
 }
 
