@@ -4,7 +4,8 @@
  * them on its own event bus when the orchestrator asks (over IPC), as the publish route does after it
  * stored a post, so the figure is the delivery pipeline's: store, queue, dispatch, POST, record.
  * Measured: deliveries per second (first publish to last first receipt), p50/p99 publish-to-receipt,
- * lost (no receipt within BENCH_WEBHOOK_TIMEOUT seconds, default 300) and duplicated (received twice).
+ * lost (no receipt within BENCH_WEBHOOK_TIMEOUT seconds, default 300), duplicated (received twice), and the
+ * node's CPU time per delivery (the machine's two cores are shared by every process, so it sets the pace).
  * The node runs the shipped job settings (NODE_ROLE all, default polling). Before the measured burst, a
  * warm-up burst of BENCH_WEBHOOK_WARMUP events (default 1,000; 0 for none) goes the same way and is not
  * counted: it measures a running server, not the JIT compiling the HTTP client and the receiver.
@@ -48,7 +49,7 @@ await runBench(async (cleanup) => {
     console.log(`  warm-up: ${WARMUP} events delivered`);
   }
 
-  const opsBefore = await node.ask<{ commands: number; jobCommands: number }>('ops');
+  const opsBefore = await node.ask<{ commands: number; jobCommands: number; cpuMicros: number }>('ops');
   const from = now();
   const { publishedAt } = await node.ask<{ publishedAt: Record<string, number> }>('publish', { count: PUBLISHES, workspaceId: ws.id, prefix: 'post' }, 600_000);
   const publishMs = now() - from;
@@ -58,7 +59,7 @@ await runBench(async (cleanup) => {
   await new Promise((resolve) => setTimeout(resolve, 2_000));
   const { receipts, unreadable } = await receiver.ask<{ receipts: Record<string, number[]>; unreadable: number }>('receipts');
 
-  const opsAfter = await node.ask<{ commands: number; jobCommands: number }>('ops');
+  const opsAfter = await node.ask<{ commands: number; jobCommands: number; cpuMicros: number }>('ops');
   const ids = Object.keys(publishedAt);
   const delivered = ids.filter((id) => receipts[id]);
   const latencies = delivered.map((id) => receipts[id][0] - publishedAt[id]).sort((a, b) => a - b);
@@ -70,12 +71,14 @@ await runBench(async (cleanup) => {
   const duplicated = Object.values(receipts).reduce((sum, times) => sum + times.length - 1, 0);
   const opsPerDelivery = (opsAfter.commands - opsBefore.commands) / delivered.length;
   const jobOpsPerDelivery = (opsAfter.jobCommands - opsBefore.jobCommands) / delivered.length;
+  const nodeCpuPerDelivery = (opsAfter.cpuMicros - opsBefore.cpuMicros) / delivered.length;
 
   report(
     [
       `  delivered ${delivered.length}/${ids.length} in ${((lastReceipt - firstPublish) / 1000).toFixed(1)} s: ${perSecond.toFixed(0)} deliveries/s; first receipt ${(firstReceipt - firstPublish).toFixed(0)} ms after the first publish, the burst published in ${Math.round(publishMs)} ms`,
       `  publish-to-receipt p50 ${percentile(latencies, 50).toFixed(0)} ms, p99 ${percentile(latencies, 99).toFixed(0)} ms, max ${(latencies.at(-1) ?? NaN).toFixed(0)} ms; lost ${lost}, duplicated ${duplicated}${unreadable ? `, ${unreadable} unreadable bodies` : ''}`,
       `  driver commands per delivery: ${opsPerDelivery.toFixed(3)} (plus ${jobOpsPerDelivery.toFixed(3)} on the job collection, its polling included)`,
+      `  node CPU per delivery: ${nodeCpuPerDelivery.toFixed(0)} µs (storing, sending and recording it, and the node's idle work over the same seconds)`,
     ],
     {
       bench: 'webhooks',
@@ -86,6 +89,7 @@ await runBench(async (cleanup) => {
       lost,
       duplicated,
       db_ops_per_delivery: round(opsPerDelivery, 3),
+      node_cpu_us_per_delivery: round(nodeCpuPerDelivery, 0),
       engine: engine.kind,
     },
   );

@@ -4,7 +4,7 @@
  * `dist/` (`startNode` builds it), not `src/` under tsx, whose transform adds work of its own to every
  * closure a hot path creates. The orchestrator asks it, over IPC only (no HTTP route is
  * added), for the driver commands it has sent (`commandStarted`, counted when the URI turns on
- * `monitorCommands`; the job queue's apart), its heap after a full GC, its Socket.IO connections, or to publish domain events.
+ * `monitorCommands`; the job queue's apart) and the CPU time it has used, its heap after a full GC, its Socket.IO connections, or to publish domain events.
  */
 import type { NodeOptions } from '../../src/app/node.js';
 import type { DomainEvent } from '../../src/events/events.js';
@@ -34,7 +34,10 @@ const chatTrace = process.env.BENCH_TRACE ? traceChat(node) : () => ({});
 const gc = (globalThis as { gc?: () => void }).gc;
 
 serve({
-  ops: () => ({ commands, jobCommands }),
+  ops: () => {
+    const { user, system } = process.cpuUsage();
+    return { commands, jobCommands, cpuMicros: user + system };
+  },
   heap: () => {
     if (!gc) throw new Error('run with --expose-gc');
     gc();

@@ -41,6 +41,9 @@ export class InvalidationBus {
   private timer?: NodeJS.Timeout;
   private closed = false;
   private probeSeq = 0;
+  /** The publish that left last (or is leaving), and the tags gathering for the one after it. */
+  private lastPublish: Promise<void> = Promise.resolve();
+  private gathering: { tags: Set<string>; sent: Promise<void> } | null = null;
 
   private constructor(
     private readonly redis: RedisClient | undefined,
@@ -90,12 +93,31 @@ export class InvalidationBus {
    * Drops the tagged entries here at once, then tells the other nodes. A failed publish (Redis away) is
    * logged, not thrown: the write has happened, and the other nodes bypass their caches while they cannot
    * hear (or, if only this node lost Redis, their entries expire within the cache TTL).
+   *
+   * Group commit: one publish is in flight at a time, and every call made meanwhile (or in the same tick)
+   * rides the next one, which is sent after all of them were made. A burst of writes (2,000 published
+   * posts) costs two or three publishes instead of 2,000, each caller still waits for one that left after
+   * its write, and no call is ever answered by a publish sent before it.
    */
-  async publish(tags: string[]): Promise<void> {
+  publish(tags: string[]): Promise<void> {
     this.deliver(tags);
-    if (!this.redis) return;
+    if (!this.redis) return Promise.resolve();
+    if (!this.gathering) {
+      const gathering = { tags: new Set<string>(), sent: Promise.resolve() };
+      gathering.sent = this.lastPublish.then(() => {
+        this.gathering = null;
+        return this.send([...gathering.tags]);
+      });
+      this.lastPublish = gathering.sent;
+      this.gathering = gathering;
+    }
+    for (const tag of tags) this.gathering.tags.add(tag);
+    return this.gathering.sent;
+  }
+
+  private async send(tags: string[]): Promise<void> {
     try {
-      await this.redis.publish(TAGS_CHANNEL, JSON.stringify({ from: this.id, tags }));
+      await this.redis!.publish(TAGS_CHANNEL, JSON.stringify({ from: this.id, tags }));
     } catch (error) {
       this.logger.warn({ err: error, tags }, 'cache invalidation not published');
     }

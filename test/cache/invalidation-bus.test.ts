@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { pino } from 'pino';
+import { InvalidationBus } from '../../src/cache/invalidation-bus.js';
+import { connectRedis, type RedisClient } from '../../src/db/redis.js';
+
+/**
+ * Invalidations between nodes through the shared Redis: every tag a node invalidates reaches the others,
+ * a burst of them travels in a few publishes, and none is carried by a publish that left before it was made.
+ */
+
+const logger = pino({ level: 'silent' });
+const TAGS_CHANNEL = 'hearth:invalidate:tags';
+
+let redis: RedisClient[] = [];
+let buses: InvalidationBus[] = [];
+/** What went over the tags channel, as any subscriber (another node) hears it. */
+let heard: string[][] = [];
+
+async function client(): Promise<RedisClient> {
+  const made = await connectRedis(process.env.TEST_REDIS_URL!, logger);
+  redis.push(made);
+  return made;
+}
+
+beforeAll(async () => {
+  const listener = await client();
+  await listener.subscribe(TAGS_CHANNEL, (message) => heard.push((JSON.parse(message) as { tags: string[] }).tags));
+});
+
+afterAll(async () => {
+  for (const bus of buses) await bus.close();
+  for (const made of redis) await made.quit().catch(() => undefined);
+});
+
+async function twoNodes() {
+  const a = await InvalidationBus.start(await client(), logger);
+  const b = await InvalidationBus.start(await client(), logger);
+  buses.push(a, b);
+  const onB: string[] = [];
+  b.onInvalidate((tags) => onB.push(...tags));
+  return { a, onB };
+}
+
+/** Waits for subscribers to have read what was published (Redis acknowledges a publish before they read it). */
+async function until(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+describe('InvalidationBus over Redis', () => {
+  test('500 invalidations made at once reach the other node in at most two publishes', async () => {
+    const { a, onB } = await twoNodes();
+    heard = [];
+    const tags = Array.from({ length: 500 }, (_, i) => `workspace:burst-${i % 50}`);
+    await Promise.all(tags.map((tag) => a.publish([tag])));
+    await until(() => new Set(onB).size === 50 && new Set(heard.flat()).size === 50);
+    expect(new Set(onB)).toEqual(new Set(tags));
+    const publishes = heard.filter((message) => message.some((tag) => tag.startsWith('workspace:burst-')));
+    expect(publishes.length).toBeGreaterThanOrEqual(1);
+    expect(publishes.length).toBeLessThanOrEqual(2);
+  });
+
+  test('an invalidation made while a publish is on its way is not answered by that publish: it leaves in the next one', async () => {
+    const { a, onB } = await twoNodes();
+    heard = [];
+    const first = a.publish(['session:first']);
+    // The first publish has left by the next macrotask; this one is made after it.
+    await new Promise((resolve) => setImmediate(resolve));
+    let secondAnswered = false;
+    const second = a.publish(['session:second']).then(() => (secondAnswered = true));
+    await first;
+    await until(() => heard.some((message) => message.includes('session:first')));
+    const carriedFirst = heard.find((message) => message.includes('session:first'));
+    expect(carriedFirst).toEqual(['session:first']);
+    await second;
+    expect(secondAnswered).toBe(true);
+    await until(() => onB.includes('session:second'));
+    expect(heard.filter((message) => message.some((tag) => tag.startsWith('session:')))).toEqual([['session:first'], ['session:second']]);
+  });
+
+  test('the node that invalidates drops its own entries at once, before any publish', async () => {
+    const bus = await InvalidationBus.start(await client(), logger);
+    buses.push(bus);
+    const here: string[] = [];
+    bus.onInvalidate((tags) => here.push(...tags));
+    const sent = bus.publish(['credentials:now']);
+    expect(here).toEqual(['credentials:now']);
+    await sent;
+  });
+});
