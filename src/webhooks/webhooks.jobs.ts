@@ -1,6 +1,7 @@
 import type { Job } from 'agenda';
 import type { Deps } from '../deps.js';
-import { dispatchWorkspace, recordEvent } from './webhooks.dispatch.js';
+import { dispatchWorkspace } from './webhooks.dispatch.js';
+import { recordEvent } from './webhooks.record.js';
 import { DISPATCH_JOB, PRUNE_JOB, RETRY_JOB, leaseTtl, pruneDeliveries, recoverDeliveries, retryDelivery } from './webhooks.service.js';
 
 /** How often finished deliveries past the retention limits are deleted. */

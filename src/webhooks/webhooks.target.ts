@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
+import { urlToHttpOptions } from 'node:url';
 import ipaddr from 'ipaddr.js';
 
 /** The receiver's address is one a tenant must not reach (loopback, private, link-local, metadata...). */
@@ -96,7 +97,6 @@ export interface PostResult {
   refused: boolean;
 }
 
-/** One POST with a hard per-attempt timeout covering connect, upload and the whole answer. */
 /**
  * Connections to receivers are kept alive and reused: a burst to one receiver pays the TCP (and TLS)
  * set-up once. Guarded and unguarded requests never share a pool, and every new connection of the
@@ -107,6 +107,29 @@ const agents = {
   open: { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) },
 };
 
+/** A target URL read once: a dispatcher posts to the same few URLs thousands of times. */
+interface ParsedTarget {
+  secure: boolean;
+  /** The host as an address literal, when it is one. */
+  literal: string | null;
+  options: http.RequestOptions;
+}
+const PARSED_MAX = 256;
+const parsed = new Map<string, ParsedTarget>();
+
+function parseTarget(url: string): ParsedTarget {
+  let found = parsed.get(url);
+  if (!found) {
+    const target = new URL(url);
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    found = { secure: target.protocol === 'https:', literal: isIP(host) ? host : null, options: urlToHttpOptions(target) };
+    if (parsed.size >= PARSED_MAX) parsed.clear();
+    parsed.set(url, found);
+  }
+  return found;
+}
+
+/** One POST with a hard per-attempt timeout covering connect, upload and the whole answer. */
 export async function postJson(
   url: string,
   body: string,
@@ -115,12 +138,11 @@ export async function postJson(
 ): Promise<PostResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const target = new URL(url);
-  const host = target.hostname.replace(/^\[|\]$/g, '');
-  if (!options.allowPrivate && isIP(host) && isBlockedAddress(host)) {
-    return { statusCode: null, headers: {}, durationMs: 0, error: `target refused: ${host} is not a public address`, refused: true };
+  const target = parseTarget(url);
+  if (!options.allowPrivate && target.literal && isBlockedAddress(target.literal)) {
+    return { statusCode: null, headers: {}, durationMs: 0, error: `target refused: ${target.literal} is not a public address`, refused: true };
   }
-  const client = target.protocol === 'https:' ? https : http;
+  const client = target.secure ? https : http;
   return new Promise<PostResult>((resolve) => {
     let settled = false;
     const finish = (result: Omit<PostResult, 'durationMs'>) => {
@@ -130,16 +152,16 @@ export async function postJson(
       resolve({ ...result, durationMs: elapsed() });
     };
     const req = client.request(
-      target,
       {
+        ...target.options,
         method: 'POST',
         headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
         lookup: options.allowPrivate ? undefined : (guardedLookup as never),
-        agent: agents[options.allowPrivate ? 'open' : 'guarded'][target.protocol === 'https:' ? 'https' : 'http'],
+        agent: agents[options.allowPrivate ? 'open' : 'guarded'][target.secure ? 'https' : 'http'],
       },
       (res) => {
         // The answer body is not used; read (and drop) it so the attempt ends when the receiver is done.
-        res.on('data', () => undefined);
+        res.resume();
         res.on('end', () => finish({ statusCode: res.statusCode ?? null, headers: res.headers, error: null, refused: false }));
         res.on('error', () => finish({ statusCode: res.statusCode ?? null, headers: res.headers, error: null, refused: false }));
       },
