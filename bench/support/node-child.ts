@@ -46,15 +46,17 @@ serve({
   },
   trace: () => ({ trace: chatTrace() }),
   sockets: () => ({ widget: node.deps.realtime.io.of('/widget').sockets.size }),
-  /** `count` post.published events for one workspace, all at once; answers with each one's publish time. */
+  /**
+   * `count` post.published events for one workspace (posts `<prefix>0`...), all at once; answers with each
+   * one's publish time, by index (an array: the answer is serialized on this node's thread, during the burst).
+   */
   publish: async (message) => {
-    const publishedAt: Record<string, number> = {};
+    const publishedAt: number[] = [];
     await Promise.all(
       Array.from({ length: message.count as number }, (_, i) => {
-        const postId = `${message.prefix}${i}`;
-        publishedAt[postId] = now();
+        publishedAt[i] = now();
         const at = new Date().toISOString();
-        return node.deps.events.publish({ event: 'post.published', workspaceId: message.workspaceId, postId, slug: `post-${i}`, title: `Post ${i}`, publishedAt: at, at } as DomainEvent);
+        return node.deps.events.publish({ event: 'post.published', workspaceId: message.workspaceId, postId: `${message.prefix}${i}`, slug: `post-${i}`, title: `Post ${i}`, publishedAt: at, at } as DomainEvent);
       }),
     );
     return { publishedAt };

@@ -28,6 +28,8 @@ const server = createServer((req, res) => {
 
 // `distinct` is what the orchestrator polls while it waits: serializing every receipt on each poll would
 // take this process's CPU (and the machine's) away from receiving.
-serve({ distinct: () => ({ distinct }), receipts: () => ({ receipts, unreadable }) });
+/** The receipts of the posts whose id starts with `prefix` (one burst), and the bodies that could not be read. */
+const receiptsOf = (prefix: string) => Object.fromEntries(Object.entries(receipts).filter(([postId]) => postId.startsWith(prefix)));
+serve({ distinct: () => ({ distinct }), receipts: (message) => ({ receipts: receiptsOf(String(message.prefix ?? '')), unreadable }) });
 server.listen(0, '127.0.0.1', () => process.send!({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
 process.on('SIGTERM', () => (server.closeAllConnections(), server.close(() => process.exit(0))));
