@@ -112,7 +112,14 @@ interface ParsedTarget {
   secure: boolean;
   /** The host as an address literal, when it is one. */
   literal: string | null;
-  options: http.RequestOptions;
+  /** Where `http.request` connects, and the request line's path. */
+  options: Pick<http.RequestOptions, 'protocol' | 'hostname' | 'port' | 'path'>;
+  /**
+   * The headers every request to the URL starts with (`Host`, and `Authorization` from credentials in the
+   * URL): headers go as a raw name/value list, which spares `http.request` validating and storing each one
+   * as an object header, a fifth of its cost per request, but also leaves these to us.
+   */
+  headers: string[];
 }
 const PARSED_MAX = 256;
 const parsed = new Map<string, ParsedTarget>();
@@ -122,7 +129,10 @@ function parseTarget(url: string): ParsedTarget {
   if (!found) {
     const target = new URL(url);
     const host = target.hostname.replace(/^\[|\]$/g, '');
-    found = { secure: target.protocol === 'https:', literal: isIP(host) ? host : null, options: urlToHttpOptions(target) };
+    const { protocol, hostname, port, path, auth } = urlToHttpOptions(target);
+    const headers = ['Host', target.host];
+    if (auth) headers.push('Authorization', `Basic ${Buffer.from(auth).toString('base64')}`);
+    found = { secure: target.protocol === 'https:', literal: isIP(host) ? host : null, options: { protocol, hostname, port, path }, headers };
     if (parsed.size >= PARSED_MAX) parsed.clear();
     parsed.set(url, found);
   }
@@ -151,11 +161,16 @@ export async function postJson(
       clearTimeout(timer);
       resolve({ ...result, durationMs: elapsed() });
     };
+    const rawHeaders = [...target.headers, 'Content-Length', String(Buffer.byteLength(body))];
+    for (const name in headers) rawHeaders.push(name, headers[name]);
     const req = client.request(
       {
-        ...target.options,
+        protocol: target.options.protocol,
+        hostname: target.options.hostname,
+        port: target.options.port,
+        path: target.options.path,
         method: 'POST',
-        headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+        headers: rawHeaders,
         lookup: options.allowPrivate ? undefined : (guardedLookup as never),
         agent: agents[options.allowPrivate ? 'open' : 'guarded'][target.secure ? 'https' : 'http'],
       },
