@@ -5,8 +5,9 @@ import type { Authentication, RouteDef } from './route.js';
 import { cacheKeyFor, cacheRequestOf } from './mount.js';
 import { etagNamedBy } from './conditional-get.js';
 import { EXTERNAL_CORS_HEADERS, VARY_BY_CREDENTIAL } from './middleware.js';
-import { countRequestUnless, countRequestUnlessHeld, markRateCounted, rateLimitHeaders } from './rate-limit.js';
+import { countRequestUnless, countRequestUnlessHeld, markRateCounted, rateLimitHeaders, rateLimitValues } from './rate-limit.js';
 import type { CounterGuard, WindowCount } from '../db/counters.js';
+import type { CachedAnswer } from '../cache/content-cache.js';
 import { REQUEST_COMPLETED, requestIdOf } from './request-log.js';
 
 /**
@@ -108,17 +109,39 @@ export function fastPath(deps: Deps, routes: RouteDef[], authenticate: MemoAuthe
     return matched.last.cacheKey;
   };
 
+  /**
+   * The headers of an answer from the cache, in the order the full path sends them: the fixed ones, the
+   * three a request's count fills in (at `REMAINING_AT`, `RESET_AT`, and its id at 1), then the cached
+   * answer's own, which are built once per answer (`tailsOf`).
+   */
+  const head: string[] = ['X-Request-Id', ''];
+  for (const [name, value] of EXTERNAL_CORS_HEADERS) head.push(name, value);
+  head.push('Vary', VARY_BY_CREDENTIAL, ...rateLimitHeaders(limit, { count: 0, resetInMs: 0 }));
+  const REMAINING_AT = head.length - 3;
+  const RESET_AT = head.length - 1;
+  const tails = new WeakMap<CachedAnswer, { full: string[]; notModified: string[] }>();
+  const tailsOf = (hit: CachedAnswer) => {
+    let found = tails.get(hit);
+    if (!found) {
+      const notModified = Object.entries(hit.headers).flat();
+      found = { notModified, full: [...notModified, 'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(hit.bytes.length)] };
+      tails.set(hit, found);
+    }
+    return found;
+  };
+
   /** Sends the cached answer of a counted request; false (nothing sent) on a miss or past the limit. */
   const respond = (req: IncomingMessage, res: ServerResponse, { matched, workspaceId }: Admitted, counted: WindowCount, startedAt: number): boolean => {
     const hit = counted.count > limit ? undefined : deps.cache.content.hitOnly(cacheKeyOf(matched, workspaceId));
     if (!hit) return false;
     const id = requestIdOf(req);
-    const headers: string[] = ['X-Request-Id', id];
-    for (const [name, value] of EXTERNAL_CORS_HEADERS) headers.push(name, value);
-    headers.push('Vary', VARY_BY_CREDENTIAL, ...rateLimitHeaders(limit, counted));
-    for (const name in hit.headers) headers.push(name, hit.headers[name]);
     const notModified = hit.headers.ETag !== undefined && etagNamedBy(headerOf(req, 'if-none-match'), hit.headers.ETag);
-    if (!notModified) headers.push('Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(hit.bytes.length));
+    const tail = tailsOf(hit);
+    const headers = head.concat(notModified ? tail.notModified : tail.full);
+    const { remaining, resetSeconds } = rateLimitValues(limit, counted);
+    headers[1] = id;
+    headers[REMAINING_AT] = remaining;
+    headers[RESET_AT] = String(resetSeconds);
     if (deps.logger.isLevelEnabled('info')) logWhenDone(deps, req, res, id, (matched.logged ??= redact('GET', req.url ?? '')), startedAt);
     res.writeHead(notModified ? 304 : 200, headers);
     if (notModified) res.end();

@@ -11,12 +11,12 @@ import { fail } from '../shared/errors.js';
  */
 export async function enforceRateLimit(deps: Deps, subject: string, res: Response): Promise<void> {
   const limit = deps.config.RATE_LIMIT_PER_MINUTE;
-  const { count, resetInMs } = takeRateCount(res.req) ?? (await countRequest(deps, subject));
-  const resetSeconds = Math.max(1, Math.ceil(resetInMs / 1000));
+  const counted = takeRateCount(res.req) ?? (await countRequest(deps, subject));
+  const { remaining, resetSeconds } = rateLimitValues(limit, counted);
   res.setHeader('RateLimit-Limit', String(limit));
-  res.setHeader('RateLimit-Remaining', String(Math.max(0, limit - count)));
+  res.setHeader('RateLimit-Remaining', remaining);
   res.setHeader('RateLimit-Reset', String(resetSeconds));
-  if (count > limit) throw fail('rate_limited', undefined, { retryAfterSeconds: resetSeconds });
+  if (counted.count > limit) throw fail('rate_limited', undefined, { retryAfterSeconds: resetSeconds });
 }
 
 const COUNTED = Symbol('hearth.rateCounted');
@@ -48,7 +48,13 @@ function takeRateCount(req: IncomingMessage): WindowCount | undefined {
   return counted;
 }
 
+/** What a counted request's `RateLimit-Remaining` says, and its `RateLimit-Reset` in seconds. */
+export function rateLimitValues(limit: number, { count, resetInMs }: WindowCount): { remaining: string; resetSeconds: number } {
+  return { remaining: String(Math.max(0, limit - count)), resetSeconds: Math.max(1, Math.ceil(resetInMs / 1000)) };
+}
+
 /** The RateLimit headers of a counted request, as `enforceRateLimit` sets them, in that order. */
-export function rateLimitHeaders(limit: number, { count, resetInMs }: WindowCount): string[] {
-  return ['RateLimit-Limit', String(limit), 'RateLimit-Remaining', String(Math.max(0, limit - count)), 'RateLimit-Reset', String(Math.max(1, Math.ceil(resetInMs / 1000)))];
+export function rateLimitHeaders(limit: number, counted: WindowCount): string[] {
+  const { remaining, resetSeconds } = rateLimitValues(limit, counted);
+  return ['RateLimit-Limit', String(limit), 'RateLimit-Remaining', remaining, 'RateLimit-Reset', String(resetSeconds)];
 }

@@ -105,9 +105,17 @@ describe('errors are JSON in the spec shape', () => {
     expect(corsOf(over.headers).origin).toBe('*');
   });
 
-  test('answers carry a request id', async () => {
-    const res = await request(node.url, '/healthz');
-    expect(res.headers.get('x-request-id')).toMatch(/.+/);
+  test('answers carry a request id: a new one per request, or the caller\'s when it is a sane token', async () => {
+    const ids = await Promise.all(Array.from({ length: 20 }, async () => (await request(node.url, '/healthz')).headers.get('x-request-id')));
+    for (const id of ids) expect(id).toMatch(/^[\w.-]{1,64}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    const echoed = await request(node.url, '/healthz', { headers: { 'X-Request-Id': 'trace.42-a_b' } });
+    expect(echoed.headers.get('x-request-id')).toBe('trace.42-a_b');
+    for (const unfit of ['has space', 'x'.repeat(65), 'semi;colon']) {
+      const replaced = await request(node.url, '/healthz', { headers: { 'X-Request-Id': unfit } });
+      expect(replaced.headers.get('x-request-id')).not.toBe(unfit);
+      expect(replaced.headers.get('x-request-id')).toMatch(/^[\w.-]{1,64}$/);
+    }
   });
 });
 
