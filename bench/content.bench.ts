@@ -13,6 +13,9 @@
  *   checks the new name is there. One connection, requests in series, for BENCH_SECONDS:
  *   `cold_list_rps` = 1 / mean list latency. Unlike a cache-busting query parameter this does not
  *   depend on what a cache keys on.
+ * - CPU per request: each server's own CPU time (user + system, read by the server over IPC) over its
+ *   rounds, divided by the requests it answered, and their ratio (bare / Hearth, read like the rate ratio).
+ *   On a machine shared with other guests the rates move with the neighbours; CPU time per request does not.
  * - `db_ops_per_warm_request`: driver commands (`commandStarted`) the node sent for 100 warm list
  *   requests in series, divided by 100, less what it sends idle over the same time.
  *
@@ -98,7 +101,8 @@ await runBench(async (cleanup) => {
     // Both warmed alike (JIT, connections) before anything is counted.
     await measure(bare.url + path, {}, 1);
     await measure(node.url + path, headers, 1);
-    const paired = await measurePaired({ url: node.url + path, headers }, { url: bare.url + path }, ROUNDS);
+    const cpuOf = (child: { ask: NodeChild['ask'] }) => async () => (await child.ask<{ cpuMicros: number }>('ops')).cpuMicros;
+    const paired = await measurePaired({ url: node.url + path, headers, cpuMicros: cpuOf(node) }, { url: bare.url + path, cpuMicros: cpuOf(bare) }, ROUNDS);
     await bare.stop();
     loads[`bare_${name}`] = paired.yardstick;
     loads[name] = paired.subject;
@@ -129,8 +133,9 @@ await runBench(async (cleanup) => {
 
   const tool = loads.list.tool;
   const failures = Object.entries(loads).filter(([, load]) => load.failures > 0);
+  const cpuRatio = (load: LoadResult, bare: LoadResult) => bare.cpuUsPerRequest! / load.cpuUsPerRequest!;
   const row = (label: string, load: LoadResult, bare: LoadResult, ops: number, ratios: number[]) =>
-    `  ${label.padEnd(42)} ${load.rps.toFixed(0).padStart(7)} req/s  p50 ${load.p50Ms.toFixed(1).padStart(6)} ms  p99 ${load.p99Ms.toFixed(1).padStart(6)} ms | bare ${bare.rps.toFixed(0).padStart(7)} req/s | ratio ${(load.rps / bare.rps).toFixed(3)} (rounds ${ratios.map((ratio) => ratio.toFixed(2)).join(' ')}) | ${ops.toFixed(2)} db ops/req`;
+    `  ${label.padEnd(42)} ${load.rps.toFixed(0).padStart(7)} req/s  p50 ${load.p50Ms.toFixed(1).padStart(6)} ms  p99 ${load.p99Ms.toFixed(1).padStart(6)} ms | bare ${bare.rps.toFixed(0).padStart(7)} req/s | ratio ${(load.rps / bare.rps).toFixed(3)} (rounds ${ratios.map((ratio) => ratio.toFixed(2)).join(' ')}) | CPU ${load.cpuUsPerRequest!.toFixed(1)} µs/req, bare ${bare.cpuUsPerRequest!.toFixed(1)}: ratio ${cpuRatio(load, bare).toFixed(3)} | ${ops.toFixed(2)} db ops/req`;
   report(
     [
       `  (${listed} items, ${(listAnswer.body.length / 1024).toFixed(1)} KiB per list answer)`,
@@ -148,6 +153,12 @@ await runBench(async (cleanup) => {
       bare_slug_rps: round(loads.bare_slug.rps, 0),
       slug_rps: round(loads.slug.rps, 0),
       slug_ratio: round(loads.slug.rps / loads.bare_slug.rps, 3),
+      list_cpu_us: round(loads.list.cpuUsPerRequest!, 1),
+      bare_list_cpu_us: round(loads.bare_list.cpuUsPerRequest!, 1),
+      list_cpu_ratio: round(cpuRatio(loads.list, loads.bare_list), 3),
+      slug_cpu_us: round(loads.slug.cpuUsPerRequest!, 1),
+      bare_slug_cpu_us: round(loads.bare_slug.cpuUsPerRequest!, 1),
+      slug_cpu_ratio: round(cpuRatio(loads.slug, loads.bare_slug), 3),
       cold_list_rps: round(1000 / coldMeanMs, 0),
       db_ops_per_warm_request: round(listOps, 2),
       engine: engine.kind,

@@ -6,6 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
+import { serve } from './children.js';
 
 const PER_CONNECTION = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
 const sample = JSON.parse(readFileSync(process.argv[2], 'utf8')) as { status: number; headers: [string, string][]; body: string };
@@ -16,6 +17,9 @@ const server = createServer((_req, res) => {
   res.writeHead(sample.status, headers);
   res.end(body);
 });
+serve({ ops: () => {
+  const { user, system } = process.cpuUsage();
+  return { cpuMicros: user + system };
+} });
 server.listen(0, '127.0.0.1', () => process.send!({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
 process.on('SIGTERM', () => (server.closeAllConnections(), server.close(() => process.exit(0))));
-process.on('disconnect', () => process.exit(0));

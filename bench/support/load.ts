@@ -18,6 +18,18 @@ export interface LoadResult {
   p50Ms: number;
   p99Ms: number;
   tool: 'wrk' | 'autocannon-child';
+  /**
+   * The server's CPU time (user + system, all its threads) per answered request, when the server says
+   * what it used: unlike a rate, a neighbour taking the machine's cores does not move it.
+   */
+  cpuUsPerRequest?: number;
+}
+
+/** A server under load: where to send it, and (optionally) how to ask it for the CPU time it has used, in µs. */
+export interface LoadTarget {
+  url: string;
+  headers?: Record<string, string>;
+  cpuMicros?: () => Promise<number>;
 }
 
 let tool: LoadResult['tool'] | undefined;
@@ -96,27 +108,34 @@ export async function measure(url: string, headers: Record<string, string> = {},
  * Two servers measured in alternation, `rounds` times `seconds / rounds` each, so that load from outside
  * the bench (a shared machine) falls on both alike instead of on whichever ran in a busy moment. Each
  * side's rate is the mean of its rounds' rates (the rounds are equally long, so all requests / all time),
- * its latencies the median round's; the per-round ratios say how steady the comparison was.
+ * its latencies the median round's; the per-round ratios say how steady the comparison was. A side that can
+ * say what CPU time it used also gets its CPU time per request over all its rounds.
  */
-export async function measurePaired(
-  subject: { url: string; headers?: Record<string, string> },
-  yardstick: { url: string; headers?: Record<string, string> },
-  rounds: number,
-  seconds = SECONDS,
-): Promise<{ subject: LoadResult; yardstick: LoadResult; roundRatios: number[] }> {
+export async function measurePaired(subject: LoadTarget, yardstick: LoadTarget, rounds: number, seconds = SECONDS): Promise<{ subject: LoadResult; yardstick: LoadResult; roundRatios: number[] }> {
   const per = Math.max(1, Math.round(seconds / rounds));
   const subjectRounds: LoadResult[] = [];
   const yardstickRounds: LoadResult[] = [];
+  const cpuUsed = new Map<LoadTarget, number>([
+    [subject, 0],
+    [yardstick, 0],
+  ]);
   for (let round = 0; round < rounds; round += 1) {
     // Alternate which goes first, so neither always follows the other's load.
     const order = round % 2 === 0 ? [yardstick, subject] : [subject, yardstick];
-    for (const side of order) (side === subject ? subjectRounds : yardstickRounds).push(await measure(side.url, side.headers, per));
+    for (const side of order) {
+      const before = await side.cpuMicros?.();
+      const result = await measure(side.url, side.headers, per);
+      if (before !== undefined) cpuUsed.set(side, cpuUsed.get(side)! + (await side.cpuMicros!()) - before);
+      (side === subject ? subjectRounds : yardstickRounds).push(result);
+    }
   }
-  const combine = (results: LoadResult[]): LoadResult => {
+  const combine = (side: LoadTarget, results: LoadResult[]): LoadResult => {
     const byRate = [...results].sort((a, b) => a.rps - b.rps);
     const median = byRate[Math.floor(byRate.length / 2)];
     const rps = results.reduce((sum, result) => sum + result.rps, 0) / results.length;
-    return { ...median, rps, requests: results.reduce((sum, result) => sum + result.requests, 0), failures: results.reduce((sum, result) => sum + result.failures, 0) };
+    const requests = results.reduce((sum, result) => sum + result.requests, 0);
+    const cpuUsPerRequest = side.cpuMicros ? cpuUsed.get(side)! / requests : undefined;
+    return { ...median, rps, requests, failures: results.reduce((sum, result) => sum + result.failures, 0), cpuUsPerRequest };
   };
-  return { subject: combine(subjectRounds), yardstick: combine(yardstickRounds), roundRatios: subjectRounds.map((result, i) => result.rps / yardstickRounds[i].rps) };
+  return { subject: combine(subject, subjectRounds), yardstick: combine(yardstick, yardstickRounds), roundRatios: subjectRounds.map((result, i) => result.rps / yardstickRounds[i].rps) };
 }
