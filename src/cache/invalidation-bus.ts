@@ -57,7 +57,8 @@ export class InvalidationBus {
     const subscriber = redis.duplicate();
     const bus = new InvalidationBus(redis, subscriber, logger);
     const distrust = () => {
-      if (bus.confirmed) logger.warn('cache invalidations unheard: caches bypassed until resubscribed');
+      // Closing the subscription at shutdown ends it too: nothing is unheard then.
+      if (bus.confirmed && !bus.closed) logger.warn('cache invalidations unheard: caches bypassed until resubscribed');
       bus.confirmed = false;
     };
     subscriber.on('error', distrust);

@@ -48,6 +48,23 @@ async function until(condition: () => boolean): Promise<void> {
 }
 
 describe('InvalidationBus over Redis', () => {
+  test('closing the bus (a node stopping) warns of nothing; losing its subscription while open does', async () => {
+    const warnings: string[] = [];
+    const watching = pino({ level: 'warn' }, { write: (line: string) => void warnings.push((JSON.parse(line) as { msg: string }).msg) });
+    const closing = await InvalidationBus.start(await client(), watching);
+    await closing.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(warnings).toEqual([]);
+
+    const subscriberOf = (bus: InvalidationBus) => (bus as unknown as { subscriber: RedisClient }).subscriber;
+    const open = await InvalidationBus.start(await client(), watching);
+    buses.push(open);
+    subscriberOf(open).destroy();
+    await until(() => warnings.length > 0);
+    expect(warnings).toEqual(['cache invalidations unheard: caches bypassed until resubscribed']);
+    expect(open.live).toBe(false);
+  });
+
   test('500 invalidations made at once reach the other node in at most two publishes', async () => {
     const { a, onB } = await twoNodes();
     heard = [];
