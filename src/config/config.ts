@@ -21,7 +21,7 @@ const configSchema = z.object({
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).default(10_000),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1).default(10_000),
   /** First attempts of one workspace in flight at once (started in event order). */
-  WEBHOOK_CONCURRENCY_PER_WORKSPACE: z.coerce.number().int().min(1).max(64).default(8),
+  WEBHOOK_CONCURRENCY_PER_WORKSPACE: z.coerce.number().int().min(1).max(64).default(16),
   /** Finished deliveries older than this are pruned. */
   WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
   /** Finished deliveries kept per workspace (the newest); older ones are pruned. */

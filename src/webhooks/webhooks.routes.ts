@@ -14,7 +14,7 @@ export const webhooksRoutes: RouteDef[] = [
       'One delivery per event sent while the workspace had a `webhookUrl` (no URL, no delivery), stored before the publishing request answers, ' +
       'plus one per event and registered endpoint subscribed to it (`endpointId` set; see `/webhook-endpoints`). ' +
       'States: `pending` (first attempt not made yet), `scheduled` (a retry is due at `nextAttemptAt`), `delivered` (any 2xx), `failed`. ' +
-      'Ordering: first attempts of one workspace are *started* in event order, with up to `WEBHOOK_CONCURRENCY_PER_WORKSPACE` (default 8) in flight at once, ' +
+      'Ordering: first attempts of one workspace are *started* in event order, with up to `WEBHOOK_CONCURRENCY_PER_WORKSPACE` (default 16) in flight at once, ' +
       'so they may *arrive* out of order within that window; a later event never starts before an earlier one, and never waits for an earlier one\'s retries. ' +
       'After a worker dies mid-attempt, the deliveries it had in flight are sent again (same `Webhook-Id`). ' +
       'The target `url` is shown with its `secret` parameter masked (`secret=***`); the real secret is only used to sign and send. ' +

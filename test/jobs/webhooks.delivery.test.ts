@@ -169,8 +169,8 @@ test("first attempts follow the workspace's event order, even when an earlier on
   await settled(ws, 8);
   const firsts: string[] = [];
   for (const hit of receiver.on(path)) if (!firsts.includes(hit.body.postId)) firsts.push(hit.body.postId);
-  // Up to 8 first attempts are in flight at once (started in event order, so they may arrive in any order);
-  // all 8 went out although the first one got a 500 and is being retried.
+  // First attempts are in flight together (started in event order, so they may arrive in any order): all 8
+  // went out although the first one got a 500 and is being retried.
   expect([...firsts].sort()).toEqual(['post1', 'post2', 'post3', 'post4', 'post5', 'post6', 'post7', 'post8']);
   expect(receiver.on(path)).toHaveLength(9);
 });

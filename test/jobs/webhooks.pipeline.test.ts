@@ -62,27 +62,35 @@ async function allDeliveries(ws: WorkspaceFixture): Promise<any[]> {
 }
 
 describe('first attempts of one workspace', () => {
-  test('up to 8 are in flight at once, the 8 oldest events first; the next start only when a slot frees', async () => {
-    const { ws, path } = await hookedWorkspace(['hang']);
-    for (let n = 1; n <= 12; n++) await publish(ws, n);
-    await eventually(() => receiver.on(path).length >= 8);
-    await new Promise((r) => setTimeout(r, 500));
-    // The receiver holds all 8: no ninth first attempt may start (timeout 1.5 s).
-    expect(receiver.on(path)).toHaveLength(8);
-    expect(firstArrivals(path).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    // Once those time out, the remaining four go out.
-    await eventually(() => firstArrivals(path).length === 12, 10_000);
-    expect(firstArrivals(path).slice(8).sort((a, b) => a - b)).toEqual([9, 10, 11, 12]);
+  /** The window: WEBHOOK_CONCURRENCY_PER_WORKSPACE at its default. */
+  const WINDOW = 16;
+  const upTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+
+  test('the default window is 16', () => {
+    expect(node.deps.config.WEBHOOK_CONCURRENCY_PER_WORKSPACE).toBe(WINDOW);
   });
 
-  test('are started in event order: event j reaches the receiver only after at least j-8 earlier events did', async () => {
+  test('up to the window are in flight at once, the oldest events first; the next start only when a slot frees', async () => {
+    const { ws, path } = await hookedWorkspace(['hang']);
+    for (let n = 1; n <= WINDOW + 4; n++) await publish(ws, n);
+    await eventually(() => receiver.on(path).length >= WINDOW);
+    await new Promise((r) => setTimeout(r, 500));
+    // The receiver holds all of them: no further first attempt may start (timeout 1.5 s).
+    expect(receiver.on(path)).toHaveLength(WINDOW);
+    expect(firstArrivals(path).sort((a, b) => a - b)).toEqual(upTo(WINDOW));
+    // Once those time out, the remaining four go out.
+    await eventually(() => firstArrivals(path).length === WINDOW + 4, 10_000);
+    expect(firstArrivals(path).slice(WINDOW).sort((a, b) => a - b)).toEqual([1, 2, 3, 4].map((n) => WINDOW + n));
+  });
+
+  test('are started in event order: event j reaches the receiver only after at least j minus the window earlier events did', async () => {
     const { ws, path } = await hookedWorkspace([200]);
-    for (let n = 1; n <= 40; n++) await publish(ws, n);
-    await eventually(() => firstArrivals(path).length === 40, 15_000);
+    for (let n = 1; n <= 60; n++) await publish(ws, n);
+    await eventually(() => firstArrivals(path).length === 60, 15_000);
     const order = firstArrivals(path);
-    for (let j = 1; j <= 40; j++) {
+    for (let j = 1; j <= 60; j++) {
       const earlierBefore = order.slice(0, order.indexOf(j)).filter((k) => k < j).length;
-      expect([j, earlierBefore >= j - 8]).toEqual([j, true]);
+      expect([j, earlierBefore >= j - WINDOW]).toEqual([j, true]);
     }
   });
 
