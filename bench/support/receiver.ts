@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { now, serve } from './children.js';
 
-const receipts: Record<string, number[]> = {};
+let receipts: Record<string, number[]> = {};
 let distinct = 0;
 let unreadable = 0;
 
@@ -30,6 +30,16 @@ const server = createServer((req, res) => {
 // take this process's CPU (and the machine's) away from receiving.
 /** The receipts of the posts whose id starts with `prefix` (one burst), and the bodies that could not be read. */
 const receiptsOf = (prefix: string) => Object.fromEntries(Object.entries(receipts).filter(([postId]) => postId.startsWith(prefix)));
-serve({ distinct: () => ({ distinct }), receipts: (message) => ({ receipts: receiptsOf(String(message.prefix ?? '')), unreadable }) });
+serve({
+  distinct: () => ({ distinct }),
+  receipts: (message) => ({ receipts: receiptsOf(String(message.prefix ?? '')), unreadable }),
+  /** Everything received so far is forgotten (the bench's warm-up of this receiver). */
+  forget: () => {
+    receipts = {};
+    distinct = 0;
+    unreadable = 0;
+    return {};
+  },
+});
 server.listen(0, '127.0.0.1', () => process.send!({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
 process.on('SIGTERM', () => (server.closeAllConnections(), server.close(() => process.exit(0))));
