@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { findWorkspace } from '../workspaces/workspaces.service.js';
 import type { Deps } from '../deps.js';
 import { isContentEvent, type DomainEvent } from '../events/events.js';
@@ -59,8 +59,22 @@ export function envelopeOf(event: DomainEvent, webhookId: string): Record<string
  * URL's `secret` parameter (its UTF-8 bytes; a `whsec_` secret is base64-decoded as the standard does).
  */
 export function signature(secret: string, webhookId: string, timestamp: number, body: string): string {
-  const key = secret.startsWith('whsec_') ? Buffer.from(secret.slice(6), 'base64') : Buffer.from(secret, 'utf8');
-  return `v1,${createHmac('sha256', key).update(`${webhookId}.${timestamp}.${body}`).digest('base64')}`;
+  return `v1,${createHmac('sha256', signingKeyOf(secret)).update(`${webhookId}.${timestamp}.${body}`).digest('base64')}`;
+}
+
+/** Signing keys kept for this many secrets at most (a node signs for few receivers at a time). */
+const SIGNING_KEYS_MAX = 256;
+const signingKeys = new Map<string, KeyObject>();
+
+/** A secret's HMAC key, imported once: a burst signs thousands of deliveries with the same few secrets. */
+function signingKeyOf(secret: string): KeyObject {
+  let key = signingKeys.get(secret);
+  if (!key) {
+    key = createSecretKey(secret.startsWith('whsec_') ? Buffer.from(secret.slice(6), 'base64') : Buffer.from(secret, 'utf8'));
+    if (signingKeys.size >= SIGNING_KEYS_MAX) signingKeys.clear();
+    signingKeys.set(secret, key);
+  }
+  return key;
 }
 
 /** A target as delivery records keep it: masked for display, sealed for sending. */
