@@ -19,6 +19,9 @@
  * machine's two cores are shared by every process, so it sets the pace). The node runs the shipped job
  * settings (NODE_ROLE all, default polling).
  *
+ * BENCH_HIST=1 also prints each burst's first receipts per 50 ms: while the burst is still being stored
+ * the sends share the node with the storing, and the histogram shows how much.
+ *
  * Last line: the JSON figures.
  */
 import { Agent, request as httpRequest } from 'node:http';
@@ -101,6 +104,7 @@ await runBench(async (cleanup) => {
     const firstPublish = Math.min(...publishedAt);
     const firsts = delivered.map((id) => receipts[id][0]);
     const spanMs = Math.max(...firsts) - firstPublish;
+    if (process.env.BENCH_HIST) { const h: number[] = []; for (const at of firsts) { const b = Math.floor((at - firstPublish) / 50); h[b] = (h[b] ?? 0) + 1; } console.log(`  ${prefix} receipts per 50 ms: ${Array.from(h, (v) => v ?? 0).join(' ')}`); }
     return {
       ids,
       deliveriesPerSecond: delivered.length / (spanMs / 1000),
