@@ -26,6 +26,33 @@ describe('ByteLru', () => {
     expect(lru.bytes).toBe(71);
   });
 
+  test('a read moves an entry of the older half to the recent end; one of the newer half stays where it is', () => {
+    const lru = new ByteLru<string>({ maxBytes: 100, ttlMs: 60_000 });
+    for (const key of ['a', 'b', 'c', 'd']) lru.set(key, key.toUpperCase(), 1);
+    // `c` and `d` are the newer half: reading them moves nothing.
+    expect([lru.get('c'), lru.get('d')]).toEqual(['C', 'D']);
+    expect([...lru.keys()]).toEqual(['a', 'b', 'c', 'd']);
+    // `b` is in the older half: read, it becomes the most recent, and `a` is the next to go.
+    expect(lru.get('b')).toBe('B');
+    expect([...lru.keys()]).toEqual(['a', 'c', 'd', 'b']);
+    // `c` was stored third; since then `d` and `b` moved: two of four, so it is in the older half now.
+    expect(lru.get('c')).toBe('C');
+    expect([...lru.keys()]).toEqual(['a', 'd', 'b', 'c']);
+  });
+
+  test('entries read all along outlive entries not read, whatever half they were read in', () => {
+    const removed: string[] = [];
+    const lru = new ByteLru<number>({ maxBytes: 20, ttlMs: 60_000, onRemove: (key) => removed.push(key) });
+    for (let i = 0; i < 20; i += 1) lru.set(`k${i}`, i, 1);
+    const hot = ['k0', 'k3', 'k7', 'k12', 'k19'];
+    for (let i = 0; i < 30; i += 1) {
+      for (const key of hot) expect(lru.get(key)).toBeDefined();
+      lru.set(`new${i}`, i, 1);
+    }
+    expect(removed.filter((key) => hot.includes(key))).toEqual([]);
+    for (const key of hot) expect(lru.get(key)).toBeDefined();
+  });
+
   test('a large entry evicts as many old ones as it needs, oldest first', () => {
     const lru = new ByteLru<number>({ maxBytes: 10, ttlMs: 60_000 });
     for (let i = 0; i < 10; i += 1) lru.set(`k${i}`, i, 1);
