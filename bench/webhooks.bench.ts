@@ -24,10 +24,9 @@
  *
  * Last line: the JSON figures.
  */
-import { Agent, request as httpRequest } from 'node:http';
 import { benchEngine } from './support/environment.js';
 import { now, percentile, report, round, runBench, spawnChild } from './support/children.js';
-import { startNode } from './support/hearth.js';
+import { pool, postJson, startNode } from './support/hearth.js';
 import { createWorkspace, request } from '../test/support/harness.js';
 
 const PUBLISHES = Number(process.env.BENCH_PUBLISHES ?? 2000);
@@ -52,22 +51,20 @@ interface Burst {
 
 /** `count` POSTs of a webhook's shape to the receiver, 8 at a time over kept-alive connections, from this process. */
 async function warmReceiver(url: string, count: number): Promise<void> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 8 });
-  const post = (i: number) =>
-    new Promise<void>((resolve, reject) => {
-      const body = JSON.stringify({ event: 'post.published', workspaceId: 'warm-up', postId: `receiver-warm-up-${i}`, slug: `post-${i}`, title: `Post ${i}`, publishedAt: new Date().toISOString(), at: new Date().toISOString() });
-      const req = httpRequest(`${url}/hook?secret=bench`, { method: 'POST', agent, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
-        res.resume();
-        res.once('end', resolve);
-      });
-      req.once('error', reject);
-      req.end(body);
-    });
-  let next = 0;
-  await Promise.all(Array.from({ length: 8 }, async () => {
-    while (next < count) await post(next++);
-  }));
-  agent.destroy();
+  await pool(count, 8, async (i) => {
+    const at = new Date().toISOString();
+    await postJson(`${url}/hook?secret=bench`, undefined, { event: 'post.published', workspaceId: 'warm-up', postId: `receiver-warm-up-${i}`, slug: `post-${i}`, title: `Post ${i}`, publishedAt: at, at });
+  });
+}
+
+/** First receipts per 50 ms since the first publish: the burst's pace while it was stored and after. */
+function receiptsPer50Ms(firstPublish: number, firsts: number[]): string {
+  const counts: number[] = [];
+  for (const at of firsts) {
+    const slot = Math.floor((at - firstPublish) / 50);
+    counts[slot] = (counts[slot] ?? 0) + 1;
+  }
+  return Array.from(counts, (count) => count ?? 0).join(' ');
 }
 
 await runBench(async (cleanup) => {
@@ -99,12 +96,12 @@ await runBench(async (cleanup) => {
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const { receipts, unreadable } = await receiver.ask<{ receipts: Record<string, number[]>; unreadable: number }>('receipts', { prefix });
     const ids = publishedAt.map((_, i) => `${prefix}${i}`);
-    const delivered = ids.filter((id) => receipts[id]);
-    const latencies = delivered.map((id) => receipts[id][0] - publishedAt[Number(id.slice(prefix.length))]).sort((a, b) => a - b);
+    const delivered = ids.flatMap((id, i) => (receipts[id] ? [{ publishedAt: publishedAt[i], firstReceipt: receipts[id][0] }] : []));
+    const latencies = delivered.map((one) => one.firstReceipt - one.publishedAt).sort((a, b) => a - b);
     const firstPublish = Math.min(...publishedAt);
-    const firsts = delivered.map((id) => receipts[id][0]);
+    const firsts = delivered.map((one) => one.firstReceipt);
     const spanMs = Math.max(...firsts) - firstPublish;
-    if (process.env.BENCH_HIST) { const h: number[] = []; for (const at of firsts) { const b = Math.floor((at - firstPublish) / 50); h[b] = (h[b] ?? 0) + 1; } console.log(`  ${prefix} receipts per 50 ms: ${Array.from(h, (v) => v ?? 0).join(' ')}`); }
+    if (process.env.BENCH_HIST) console.log(`  ${prefix} receipts per 50 ms: ${receiptsPer50Ms(firstPublish, firsts)}`);
     return {
       ids,
       deliveriesPerSecond: delivered.length / (spanMs / 1000),

@@ -17,9 +17,11 @@ const server = createServer((_req, res) => {
   res.writeHead(sample.status, headers);
   res.end(body);
 });
-serve({ ops: () => {
-  const { user, system } = process.cpuUsage();
-  return { cpuMicros: user + system };
-} });
+serve({
+  ops: () => {
+    const { user, system } = process.cpuUsage();
+    return { cpuMicros: user + system };
+  },
+});
 server.listen(0, '127.0.0.1', () => process.send!({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
 process.on('SIGTERM', () => (server.closeAllConnections(), server.close(() => process.exit(0))));

@@ -80,16 +80,18 @@ export async function pool(count: number, concurrency: number, work: (index: num
 const keptAlive = new Agent({ keepAlive: true });
 
 /**
- * A JSON POST with a session token over a kept-alive `node:http` connection, resolving with the status. The
- * chat bench times from just before it: `fetch` (undici) spends about a millisecond of the load process's
- * own time on each request (Request/Headers objects, streams), which is no part of Hearth's latency.
+ * A JSON POST (with a session token, when given) over a kept-alive `node:http` connection, resolving with the
+ * status. The chat bench times from just before it: `fetch` (undici) spends about a millisecond of the load
+ * process's own time on each request (Request/Headers objects, streams), which is no part of Hearth's latency.
  */
-export function postJson(url: string, token: string, body: unknown): Promise<number> {
+export function postJson(url: string, token: string | undefined, body: unknown): Promise<number> {
   const payload = JSON.stringify(body);
+  const headers: Record<string, string | number> = { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) };
+  if (token) headers.Authorization = `Bearer ${token}`;
   return new Promise((resolve, reject) => {
     const req = request(
       url,
-      { method: 'POST', agent: keptAlive, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), Authorization: `Bearer ${token}` } },
+      { method: 'POST', agent: keptAlive, headers },
       (res) => {
         res.resume();
         res.once('end', () => resolve(res.statusCode ?? 0));

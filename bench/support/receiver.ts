@@ -26,11 +26,11 @@ const server = createServer((req, res) => {
   });
 });
 
-// `distinct` is what the orchestrator polls while it waits: serializing every receipt on each poll would
-// take this process's CPU (and the machine's) away from receiving.
-/** The receipts of the posts whose id starts with `prefix` (one burst), and the bodies that could not be read. */
+/** The receipts of the posts whose id starts with `prefix` (one burst). */
 const receiptsOf = (prefix: string) => Object.fromEntries(Object.entries(receipts).filter(([postId]) => postId.startsWith(prefix)));
 serve({
+  // `distinct` is what the orchestrator polls while it waits: serializing every receipt on each poll would
+  // take this process's CPU (and the machine's) away from receiving.
   distinct: () => ({ distinct }),
   receipts: (message) => ({ receipts: receiptsOf(String(message.prefix ?? '')), unreadable }),
   /** Everything received so far is forgotten (the bench's warm-up of this receiver). */
