@@ -126,6 +126,31 @@ describe('published content served from memory on every node', () => {
     expect(await titles()).toEqual([]);
   });
 
+  test("renames on A (a post's slug, a category's slug, a navigation's key) move on B's next read", async () => {
+    const ws = await createWorkspace(a.url);
+    const admin = contentAdmin(a.url, ws);
+    const category = await admin.category('news', 'News');
+    const post = await admin.published({ slug: 'old-name', title: 'Moving', categoryId: category.id });
+    const nav = await admin.navigation('main');
+    await admin.items(nav.id, [{ parentId: null, position: 0, type: 'HEADING', labels: { en: 'Menu' } }]);
+    for (const path of ['/external/posts/old-name', '/external/posts', '/external/categories', '/external/navigations/main']) await warm(path, ws);
+
+    await admin.patch(post.id, { slug: 'new-name' });
+    await admin.publish(post.id);
+    expect((await read(b, '/external/posts/old-name', ws)).status).toBe(404);
+    expect((await read(b, '/external/posts/new-name', ws)).body.title).toBe('Moving');
+    expect((await read(b, '/external/posts', ws)).body.items.map((item: { slug: string }) => item.slug)).toEqual(['new-name']);
+
+    await warm('/external/posts/new-name', ws);
+    await admin.call(`/categories/${category.id}`, { method: 'PATCH', body: { slug: 'tidings' } });
+    expect((await read(b, '/external/categories', ws)).body.items.map((c: { slug: string }) => c.slug)).toEqual(['tidings']);
+    expect((await read(b, '/external/posts/new-name', ws)).body.category.slug).toBe('tidings');
+
+    await admin.call(`/navigations/${nav.id}`, { method: 'PATCH', body: { key: 'top' } });
+    expect((await read(b, '/external/navigations/main', ws)).status).toBe(404);
+    expect((await read(b, '/external/navigations/top', ws)).body.items).toHaveLength(1);
+  });
+
   test("category, navigation and workspace changes on A show on B's next read", async () => {
     const ws = await createWorkspace(a.url);
     const admin = contentAdmin(a.url, ws);
