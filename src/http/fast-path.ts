@@ -124,7 +124,9 @@ export function fastPath(deps: Deps, routes: RouteDef[], authenticate: MemoAuthe
     let found = tails.get(hit);
     if (!found) {
       const notModified = Object.entries(hit.headers).flat();
-      found = { notModified, full: [...notModified, 'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(hit.bytes.length)] };
+      // As `sendCached`: a non-JSON answer (feeds, sitemap) keeps the content type it was made with.
+      const contentType = hit.headers['Content-Type'] === undefined ? ['Content-Type', 'application/json; charset=utf-8'] : [];
+      found = { notModified, full: [...notModified, ...contentType, 'Content-Length', String(hit.bytes.length)] };
       tails.set(hit, found);
     }
     return found;
@@ -155,7 +157,8 @@ export function fastPath(deps: Deps, routes: RouteDef[], authenticate: MemoAuthe
   };
 
   return (req, res) => {
-    if (req.method !== 'GET' || !req.url?.startsWith('/external/')) return next(req, res);
+    // A GET that carries a body is Express's to parse (and refuse when malformed), as on every other path.
+    if (req.method !== 'GET' || !req.url?.startsWith('/external/') || hasBody(req)) return next(req, res);
     const startedAt = Date.now();
     try {
       const admitted = admit(req);
@@ -177,6 +180,10 @@ export function fastPath(deps: Deps, routes: RouteDef[], authenticate: MemoAuthe
       handOn(req, res, error);
     }
   };
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  return req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 }
 
 function headerOf(req: IncomingMessage, name: string): string | undefined {

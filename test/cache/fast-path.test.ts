@@ -60,31 +60,71 @@ describe('warm published-content hits answered before Express', () => {
     await contentAdmin(fast.url, ws).published({ slug: 'hello', title: 'Hello' });
   });
 
-  test('a hit skips Express and answers the same status, headers (in order) and bytes as the Express path, 304 included, with the same log line', async () => {
-    for (const path of ['/external/posts?limit=50', '/external/posts/hello']) {
-      const headers = { 'X-Api-Key': ws.apiKey, 'X-Request-Id': 'same-id-1' };
-      // Warm both (key remembered, answer kept): the first read of each goes through Express.
-      await rawGet(fast.url + path, headers);
-      await rawGet(express.url + path, headers);
-      const calls = expressCalls;
-      const viaFast = await rawGet(fast.url + path, headers);
-      expect(expressCalls).toBe(calls);
-      const viaExpress = await rawGet(express.url + path, headers);
-      expect(viaFast.status).toBe(200);
-      expect(comparable(viaFast)).toEqual(comparable(viaExpress));
-      expect(Number(viaFast.headers.find(([name]) => name === 'RateLimit-Reset')![1])).toBeGreaterThan(0);
-      expect(logOf(lines.F.at(-1))).toEqual(logOf(lines.E.at(-1)));
-      expect(lines.F.at(-1)).toMatchObject({ msg: 'request completed', req: { id: 'same-id-1' }, res: { statusCode: 200 } });
+  /** Every route the fast path may answer (`cache: 'published'`), each read with a workspace of its own (the rate limit is 10). */
+  const cachedPaths = [
+    '/external/workspace',
+    '/external/posts?limit=50',
+    '/external/posts/hello',
+    '/external/changes',
+    '/external/categories',
+    '/external/navigations/main',
+    '/external/analytics-config',
+    '/external/feed.xml',
+    '/external/sitemap.xml',
+  ];
 
-      const etag = viaFast.headers.find(([name]) => name === 'ETag')![1];
-      const conditional = { ...headers, 'If-None-Match': etag };
-      const fast304 = await rawGet(fast.url + path, conditional);
-      expect(expressCalls).toBe(calls);
-      const express304 = await rawGet(express.url + path, conditional);
-      expect(fast304.status).toBe(304);
-      expect(comparable(fast304)).toEqual(comparable(express304));
-      expect(logOf(lines.F.at(-1))).toEqual(logOf(lines.E.at(-1)));
-    }
+  test.each(cachedPaths)('%s: a hit skips Express and answers the same status, headers (in order) and bytes as the Express path, 304 included, with the same log line', async (path) => {
+    const mine = await createWorkspace(fast.url);
+    const admin = contentAdmin(fast.url, mine);
+    const category = await admin.category('news', 'News');
+    await admin.published({ slug: 'hello', title: 'Hello', categoryId: category.id });
+    const nav = await admin.navigation('main');
+    await admin.items(nav.id, [{ parentId: null, position: 0, type: 'CUSTOM_URL', customUrl: '/', labels: { en: 'Home' } }]);
+    // Feeds and the sitemap need the site's address; analytics its tracker.
+    await admin.call('', { method: 'PATCH', body: { siteUrl: 'https://site.example', analytics: { websiteId: '6f1c1f43-5a3c-4e4e-9d5b-0c1b7f8a9e21', scriptUrl: 'https://stats.example/s.js' } } });
+    const headers = { 'X-Api-Key': mine.apiKey, 'X-Request-Id': 'same-id-1' };
+    // Warm both (key remembered, answer kept): the first read of each goes through Express.
+    await rawGet(fast.url + path, headers);
+    await rawGet(express.url + path, headers);
+    const calls = expressCalls;
+    const viaFast = await rawGet(fast.url + path, headers);
+    expect(expressCalls).toBe(calls);
+    const viaExpress = await rawGet(express.url + path, headers);
+    expect(viaFast.status).toBe(200);
+    expect(comparable(viaFast)).toEqual(comparable(viaExpress));
+    expect(viaFast.headers.filter(([name]) => name === 'Content-Type')).toHaveLength(1);
+    expect(Number(viaFast.headers.find(([name]) => name === 'RateLimit-Reset')![1])).toBeGreaterThan(0);
+    expect(logOf(lines.F.at(-1))).toEqual(logOf(lines.E.at(-1)));
+    expect(lines.F.at(-1)).toMatchObject({ msg: 'request completed', req: { id: 'same-id-1' }, res: { statusCode: 200 } });
+
+    const etag = viaFast.headers.find(([name]) => name === 'ETag')?.[1];
+    expect(etag).toMatch(/^W\/"/);
+    const conditional = { ...headers, 'If-None-Match': etag! };
+    const fast304 = await rawGet(fast.url + path, conditional);
+    expect(expressCalls).toBe(calls);
+    const express304 = await rawGet(express.url + path, conditional);
+    expect(fast304.status).toBe(304);
+    expect(comparable(fast304)).toEqual(comparable(express304));
+    expect(logOf(lines.F.at(-1))).toEqual(logOf(lines.E.at(-1)));
+  });
+
+  test('a GET carrying a malformed JSON body gets the same 400 as through Express, even when its answer is kept', async () => {
+    const path = '/external/posts/hello';
+    await rawGet(fast.url + path, { 'X-Api-Key': ws.apiKey });
+    await rawGet(fast.url + path, { 'X-Api-Key': ws.apiKey });
+    const withBody = (url: string) =>
+      new Promise<{ status: number; code: string }>((resolve, reject) => {
+        const req = httpRequest(url + path, { method: 'GET', headers: { 'X-Api-Key': ws.apiKey, 'Content-Type': 'application/json', 'Content-Length': '1' } }, (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, code: (JSON.parse(body) as { code: string }).code }));
+        });
+        req.on('error', reject);
+        req.end('{');
+      });
+    const [viaFast, viaExpress] = [await withBody(fast.url), await withBody(express.url)];
+    expect(viaFast).toEqual(viaExpress);
+    expect(viaFast.status).toBe(400);
   });
 
   test('rate limit: the limit-th request passes on the fast path, the next is 429 (counted once)', async () => {
