@@ -34,7 +34,7 @@ const postChangeSchema = new Schema<PostChangeDoc>(
   },
   { collection: 'post_changes', versionKey: false },
 );
-// `GET /external/posts/changes`: a workspace's entries after a position, in (at, _id) order.
+// `GET /external/changes`: a workspace's entries after a position, in (at, _id) order.
 postChangeSchema.index({ workspaceId: 1, at: 1, _id: 1 });
 
 const PostChanges = defineModel('PostChange', postChangeSchema);

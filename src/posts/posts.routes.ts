@@ -74,10 +74,10 @@ export const publicPostRoutes: RouteDef[] = [
     responses: { 200: { description: 'A page of posts.', schema: postListSchema }, 304: NOT_MODIFIED, 400: 'Invalid query parameter.', 401: KEY_401 },
     handle: async ({ deps, req, workspace, query }) => conditionalGet(req, await listPublicPosts(deps, workspace, query)),
   }),
-  // Before `/external/posts/:slug`, so `changes` is not read as a slug.
+  // Not under `/external/posts/`, where it would shadow a post slugged `changes`.
   route({
     method: 'get',
-    path: '/external/posts/changes',
+    path: '/external/changes',
     cache: 'published',
     summary: 'What changed publicly since a point (incremental sync)',
     description: [

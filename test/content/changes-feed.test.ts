@@ -4,7 +4,7 @@ import type { HearthNode } from '../../src/app/node.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { contentAdmin, expectIssue } from './content-helpers.js';
 
-// GET /external/posts/changes: the change log a static site generator syncs from incrementally.
+// GET /external/changes: the change log a static site generator syncs from incrementally.
 let node: HearthNode;
 const clock = new ManualClock(new Date('2025-04-01T00:00:00Z'));
 beforeAll(async () => {
@@ -22,7 +22,7 @@ interface Change {
   at: string;
 }
 
-const changes = (ws: WorkspaceFixture, qs = '') => request(node.url, `/external/posts/changes${qs}`, { apiKey: ws.apiKey });
+const changes = (ws: WorkspaceFixture, qs = '') => request(node.url, `/external/changes${qs}`, { apiKey: ws.apiKey });
 const brief = (items: Change[]) => items.map((item) => `${item.change} ${item.locale}/${item.slug}`);
 
 /** Follows `next` page by page until `hasMore` is false. */
@@ -165,10 +165,16 @@ describe('bounds and bad values', () => {
     expectIssue(await changes(ws, '?since=a&since=b'), 'since');
   });
 
-  test('it needs the workspace key, and changes is never taken as a slug', async () => {
-    expect((await request(node.url, '/external/posts/changes')).status).toBe(401);
+  test('it needs the workspace key, and a post slugged `changes` is still read by its slug', async () => {
+    expect((await request(node.url, '/external/changes')).status).toBe(401);
     const res = await changes(ws);
     expect(res.status).toBe(200);
     expect(res.body).toHaveProperty('hasMore');
+    await contentAdmin(node.url, ws).published({ slug: 'changes', title: 'Our changes' });
+    for (const slug of ['changes', 'Changes']) {
+      const post = await request(node.url, `/external/posts/${slug}`, { apiKey: ws.apiKey });
+      expect(post.status).toBe(200);
+      expect(post.body.title).toBe('Our changes');
+    }
   });
 });
