@@ -79,7 +79,6 @@ export async function getPublicNavigation(deps: Deps, workspace: Workspace, key:
   if (!navigation) throw fail('navigation_not_found', 'No navigation has this key.');
   const postIds = [...new Set(navigation.items.map((item) => item.postId).filter((pid): pid is string => !!pid))];
   const posts = await findPostHeads(deps, workspace.id, postIds);
-  const postById = new Map(posts.map((post) => [post.id, post]));
   const groupIds = [...new Set(posts.map((post) => post.translationGroupId))];
   const [published, types] = await Promise.all([
     publishedInGroups(deps, workspace.id, groupIds),
@@ -87,39 +86,44 @@ export async function getPublicNavigation(deps: Deps, workspace: Workspace, key:
   ]);
   const typeById = new Map(types.map((type) => [type.id, type]));
   const rank = (locale: string) => (workspace.locales.indexOf(locale) + 1 || Number.MAX_SAFE_INTEGER);
+  // A post is linked through its published translations only: a draft, unpublished or deleted post
+  // answers as if it never existed, so its item (and the items under it) is left out.
+  const linkOf = new Map(
+    posts.flatMap((post) => {
+      const translations = published.filter((p) => p.translationGroupId === post.translationGroupId).sort((a, b) => rank(a.locale) - rank(b.locale));
+      if (translations.length === 0) return [];
+      return [
+        [
+          post.id,
+          {
+            id: post.id,
+            canonicalSlug: translations[0].content.canonicalSlug,
+            postTypeId: post.postTypeId,
+            postTypeSlug: typeById.get(post.postTypeId)?.slug ?? post.type,
+            locales: translations.map((p) => ({ locale: p.locale, slug: p.content.slug, title: p.content.title })),
+          },
+        ] as const,
+      ];
+    }),
+  );
   // Items are stored in tree order, so a parent is decided before its children.
   const dropped = new Set<string>();
   const visible = navigation.items.filter((item) => {
-    const gone = (item.parentId !== null && dropped.has(item.parentId)) || (item.type === 'POST' && !(item.postId && postById.has(item.postId)));
+    const gone = (item.parentId !== null && dropped.has(item.parentId)) || (item.type === 'POST' && !(item.postId && linkOf.has(item.postId)));
     if (gone) dropped.add(item.id);
     return !gone;
   });
-  const items = visible.map((item) => {
-    const post = item.postId ? postById.get(item.postId) : undefined;
-    return {
-      id: item.id,
-      parentId: item.parentId,
-      position: item.position,
-      type: item.type,
-      customUrl: item.customUrl,
-      imageUrl: item.imageUrl,
-      customConfig: item.customConfig,
-      labels: item.labels,
-      hiddenLocales: item.hiddenLocales,
-      post:
-        item.type === 'POST' && post
-          ? {
-              id: post.id,
-              canonicalSlug: (post.published ?? post.draft).canonicalSlug,
-              postTypeId: post.postTypeId,
-              postTypeSlug: typeById.get(post.postTypeId)?.slug ?? post.type,
-              locales: published
-                .filter((p) => p.translationGroupId === post.translationGroupId)
-                .sort((a, b) => rank(a.locale) - rank(b.locale))
-                .map((p) => ({ locale: p.locale, slug: p.content.slug, title: p.content.title })),
-            }
-          : null,
-    };
-  });
+  const items = visible.map((item) => ({
+    id: item.id,
+    parentId: item.parentId,
+    position: item.position,
+    type: item.type,
+    customUrl: item.customUrl,
+    imageUrl: item.imageUrl,
+    customConfig: item.customConfig,
+    labels: item.labels,
+    hiddenLocales: item.hiddenLocales,
+    post: (item.type === 'POST' && item.postId && linkOf.get(item.postId)) || null,
+  }));
   return { key: navigation.key, name: navigation.name, items };
 }

@@ -33,7 +33,8 @@ test('a header navigation with nested items, as the consumer sees it', async () 
     { id: 'home', parentId: null, position: 0, type: 'CUSTOM_URL', customUrl: '/', labels: { en: 'Home' }, imageUrl: 'https://cdn.example/h.png' },
     { id: 'breads', parentId: 'shop', position: 0, type: 'CUSTOM_URL', customUrl: 'https://shop.example/breads', labels: { en: 'Breads' }, customConfig: { 'a.b': 1 }, hiddenLocales: ['de'] },
     { id: 'about', parentId: 'shop', position: 1, type: 'POST', postId: de.id },
-    { parentId: null, position: 2, type: 'POST', postId: draftOnly.id },
+    { id: 'soon', parentId: null, position: 2, type: 'POST', postId: draftOnly.id },
+    { parentId: 'soon', position: 0, type: 'CUSTOM_URL', customUrl: '/soon/faq', labels: { en: 'FAQ' } },
   ]);
   // Client ids become server ids and parent references follow.
   const ids = saved.items.map((item: { id: string }) => item.id);
@@ -43,7 +44,9 @@ test('a header navigation with nested items, as the consumer sees it', async () 
   expect(res.status).toBe(200);
   expect(res.body.key).toBe('header');
   expect(res.body.name).toBe('Header');
-  const [home, shop, breads, about, soon] = res.body.items;
+  // The never-published post's item (and the item under it) is absent, as for a post that never existed.
+  expect(res.body.items).toHaveLength(4);
+  const [home, shop, breads, about] = res.body.items;
   expect(home).toEqual({
     id: home.id,
     parentId: null,
@@ -69,7 +72,16 @@ test('a header navigation with nested items, as the consumer sees it', async () 
       { locale: 'de', slug: 'ueber-uns', title: 'Über uns' },
     ],
   });
-  expect(soon.post.locales).toEqual([]);
+  expect(JSON.stringify(res.body)).not.toContain('Soon');
+
+  // Published, it shows with the item under it; unpublished, both are gone again.
+  await admin.publish(draftOnly.id);
+  const [, , , , soon, faq] = (await external('header')).body.items;
+  expect(soon.post).toMatchObject({ id: draftOnly.id, canonicalSlug: 'soon', locales: [{ locale: 'en', slug: 'soon', title: 'Soon' }] });
+  expect(faq).toMatchObject({ parentId: soon.id, customUrl: '/soon/faq' });
+  await admin.unpublish(draftOnly.id);
+  expect((await external('header')).body.items).toHaveLength(4);
+  await admin.publish(draftOnly.id);
 
   // Saving the same tree again keeps the server ids.
   const again = await admin.items(nav.id, saved.items.map((item: Record<string, unknown>) => ({ ...item, postId: item.postId ?? undefined })));
@@ -78,7 +90,7 @@ test('a header navigation with nested items, as the consumer sees it', async () 
   // A deleted post's item disappears with its children.
   await admin.remove(de.id);
   await admin.remove(en.id);
-  expect((await external('header')).body.items.map((item: { id: string }) => item.id)).toEqual([home.id, shop.id, breads.id, soon.id]);
+  expect((await external('header')).body.items.map((item: { id: string }) => item.id)).toEqual([home.id, shop.id, breads.id, soon.id, faq.id]);
 });
 
 // The item-tree rules and the events are service tests (navigations.service.test.ts); here the schema
