@@ -248,7 +248,11 @@ export function conversationStore(db: Connection) {
       const doc = await scope.findOne(workspaceId, { externalId, identityVerified: true, status: 'OPEN' }, { createdAt: -1, _id: -1 });
       return doc ? toConversation(doc) : null;
     },
-    /** Marks an anonymous conversation as belonging to a verified person (resume by token with identity). */
+    /**
+     * Marks an anonymous conversation as belonging to a verified person (resume by token with identity).
+     * The verified name, e-mail and attributes replace what the visitor typed; ones the identity leaves
+     * out keep what the conversation already knows.
+     */
     async attachIdentity(workspaceId: string, id: string, identity: VerifiedIdentity): Promise<Conversation | null> {
       const doc = await model
         .findOneAndUpdate(
@@ -257,9 +261,9 @@ export function conversationStore(db: Connection) {
             $set: {
               externalId: identity.externalId,
               identityVerified: true,
-              visitorName: identity.name,
-              visitorEmail: identity.email,
-              attributesJson: storeJson(identity.attributes),
+              ...(identity.name !== null && { visitorName: identity.name }),
+              ...(identity.email !== null && { visitorEmail: identity.email }),
+              ...(identity.attributes !== null && { attributesJson: storeJson(identity.attributes) }),
             },
           },
           { returnDocument: 'after' },

@@ -3,6 +3,7 @@ import { newWorkspace, startServices, type ServiceHarness } from '../support/ser
 import { signIdentity } from '../../src/identity/identity.service.js';
 import { startConversation } from '../../src/livechat/conversations.service.js';
 import { closeConversation, getConversation } from '../../src/livechat/inbox.service.js';
+import { postVisitorMessage } from '../../src/livechat/messages.service.js';
 import type { Workspace } from '../../src/workspaces/workspaces.service.js';
 import { capturingLogger, identityFor } from './support.js';
 import { activateChatService, startChatService } from './service-support.js';
@@ -81,6 +82,22 @@ test('verified identity marks the conversation and carries the name; the newest 
   const hijack = await start(ws, { visitor: identityFor(apiKey, 'user-43'), conversationToken: second.conversationToken });
   expect(hijack.resumed).toBe(false);
   expect(hijack.conversationId).not.toBe(second.conversationId);
+});
+
+test('resumed by its token with a verified identity, an anonymous chat keeps the name and e-mail the visitor typed unless the identity gives its own', async () => {
+  const { ws, apiKey } = await chatWorkspace();
+  const typed = async () => {
+    const started = await start(ws);
+    await postVisitorMessage(services.deps, started.conversationToken, { body: 'hi', visitorName: 'Bob', visitorEmail: 'bob@example.com' });
+    return started;
+  };
+  const nameless = await typed();
+  await start(ws, { conversationToken: nameless.conversationToken, visitor: identityFor(apiKey, 'user-7') });
+  expect(await visitorOf(ws, nameless.conversationId)).toMatchObject({ verified: true, externalId: 'user-7', name: 'Bob', email: 'bob@example.com' });
+
+  const named = await typed();
+  await start(ws, { conversationToken: named.conversationToken, visitor: identityFor(apiKey, 'user-8', { name: 'Robert', email: 'robert@example.com' }) });
+  expect(await visitorOf(ws, named.conversationId)).toMatchObject({ verified: true, name: 'Robert', email: 'robert@example.com' });
 });
 
 test('the explicit identity secret verifies in addition to the derived one', async () => {
