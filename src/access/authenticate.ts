@@ -17,10 +17,15 @@ function header(req: Request, name: string): string | undefined {
   return value && value.trim() ? value.trim() : undefined;
 }
 
-/** The key a request presents, from either header (or the `publishableKey` query on GET). */
-function presentedKey(req: Request): string | undefined {
-  const fromQuery = req.method === 'GET' && typeof req.query.publishableKey === 'string' ? req.query.publishableKey : undefined;
-  return header(req, 'x-api-key') ?? header(req, 'x-publishable-key') ?? fromQuery;
+/**
+ * The key a request presents: either header, else the `publishableKey` query of a GET. A URL carries
+ * publishable keys only: proxies, browsers and logs keep URLs, and the workspace key must stay secret.
+ */
+function presentedKey(fromHeader: (name: string) => string | undefined, query: unknown): { key: string; inUrl: boolean } | undefined {
+  const inHeader = fromHeader('x-api-key') ?? fromHeader('x-publishable-key');
+  if (inHeader) return { key: inHeader, inUrl: false };
+  const inQuery = (query as { publishableKey?: unknown } | undefined)?.publishableKey;
+  return typeof inQuery === 'string' && inQuery ? { key: inQuery, inUrl: true } : undefined;
 }
 
 const ACCEPTS: Partial<Record<AuthMode, CredentialKind[]>> = {
@@ -81,14 +86,16 @@ async function resolveSessionRemembered(deps: Deps, token: string) {
 
 async function resolveWorkspaceCredential(deps: Deps, req: Request, mode: AuthMode): Promise<Authentication> {
   const accepted = ACCEPTS[mode]!;
-  const key = presentedKey(req);
+  const presented = presentedKey((name) => header(req, name), req.method === 'GET' ? req.query : undefined);
   const lenient = mode === 'publishableKeyOptional';
   const anonymous = { context: { workspace: null, credentialKind: null } };
-  if (!key) {
+  if (!presented) {
     if (lenient) return anonymous;
     throw fail('missing_credential');
   }
+  const { key, inUrl } = presented;
   const kind = credentialKindOf(key);
+  if (kind === 'workspace' && inUrl) throw fail('wrong_credential_kind', 'The workspace API key travels in the X-Api-Key header, never in a URL.');
   if (kind && !accepted.includes(kind)) throw fail('wrong_credential_kind');
   await refuseWhileGuessing(deps, req);
   const resolved = await resolveKeyRemembered(deps, key);
@@ -168,10 +175,11 @@ export function authenticateFromMemo(deps: Deps, def: RouteDef, raw: RawCredenti
     const value = raw.header(name)?.trim();
     return value ? value : undefined;
   };
-  const key = fromHeader('x-api-key') ?? fromHeader('x-publishable-key') ?? (typeof raw.query.publishableKey === 'string' ? raw.query.publishableKey : undefined);
-  if (!key) return undefined;
+  const presented = presentedKey(fromHeader, raw.query);
+  if (!presented) return undefined;
+  const { key, inUrl } = presented;
   const kind = credentialKindOf(key);
-  if (kind && !accepted.includes(kind)) return undefined;
+  if ((kind && !accepted.includes(kind)) || (kind === 'workspace' && inUrl)) return undefined;
   let last = lastKeyOf.get(raw.connection);
   if (last?.key !== key) lastKeyOf.set(raw.connection, (last = { key, memoKey: keyMemo(key) }));
   const resolved = deps.cache.memo.peek<RememberedKey>(last.memoKey);

@@ -72,7 +72,8 @@ live chat). \`/admin/*\` is the CMS and agent-console side, authenticated with a
 - Workspace API key: \`X-Api-Key: sk_...\` (\`sk_\` followed by at least 32 random URL-safe characters). Keep it server-side.
   It resolves to exactly one workspace; no workspace id appears in \`/external\` URLs.
 - Publishable key: \`X-Publishable-Key: pk_...\`, safe to embed in public pages; GET routes also accept it as the
-  \`publishableKey\` query parameter (script tags and beacons cannot set headers).
+  \`publishableKey\` query parameter (script tags and beacons cannot set headers). A URL never carries the workspace
+  key: an \`sk_\` key in that parameter answers 401 \`wrong_credential_kind\` on every route.
 - A credential of the wrong kind (an \`sk_\` key on a publishable-only route, a \`pk_\` key on a broad route, in either
   header) answers 401 with \`code: "wrong_credential_kind"\`.
 - Path tokens (conversation token, cancellation token) are the credential of one resource and travel in the path.

@@ -127,6 +127,17 @@ describe('warm published-content hits answered before Express', () => {
     expect(viaFast.status).toBe(400);
   });
 
+  test('a remembered workspace key in the publishableKey query is refused (Express answers 401), never served from memory', async () => {
+    const mine = await createWorkspace(fast.url);
+    await contentAdmin(fast.url, mine).published({ slug: 'hello', title: 'Hello' });
+    for (let i = 0; i < 2; i += 1) expect((await rawGet(`${fast.url}/external/posts/hello`, { 'X-Api-Key': mine.apiKey })).status).toBe(200);
+    const calls = expressCalls;
+    const inUrl = await request(fast.url, `/external/posts/hello?publishableKey=${mine.apiKey}`);
+    expect(expressCalls).toBe(calls + 1);
+    expect(inUrl.status).toBe(401);
+    expect(inUrl.body.code).toBe('wrong_credential_kind');
+  });
+
   test('rate limit: the limit-th request passes on the fast path, the next is 429 (counted once)', async () => {
     const other = await createWorkspace(fast.url);
     await contentAdmin(fast.url, other).published({ slug: 'hello', title: 'Hello' });

@@ -87,6 +87,21 @@ describe('workspace credentials on /external', () => {
       expect(res.body.code).toBe('wrong_credential_kind');
     }
   });
+  test('a workspace key is never taken from the URL: in the publishableKey query it is 401 wrong_credential_kind, on every route', async () => {
+    const ws = await createWorkspace(node.url);
+    await ensureKey(node.deps, ws.id, 'publishable');
+    // Warm first: a remembered key must not let the query through on the fast path either.
+    expect((await request(node.url, '/external/posts', { apiKey: ws.apiKey })).status).toBe(200);
+    expect((await request(node.url, '/external/posts', { apiKey: ws.apiKey })).status).toBe(200);
+    for (const path of ['/external/posts', '/external/workspace', '/external/live-chat/bootstrap', '/external/test/publishable-only']) {
+      const res = await request(node.url, `${path}?publishableKey=${ws.apiKey}`);
+      expect(res.status).toBe(401);
+      expect(res.body.code).toBe('wrong_credential_kind');
+      expect(res.body.message).toMatch(/X-Api-Key/);
+    }
+    // The same key in its header still works.
+    expect((await request(node.url, '/external/live-chat/bootstrap', { apiKey: ws.apiKey })).status).toBe(200);
+  });
 });
 
 describe('admin sessions and membership', () => {
