@@ -144,7 +144,8 @@ export const publicAppointmentSchema = z
 
 export const lookupResultSchema = z.object({ timezone: z.string(), appointments: z.array(publicAppointmentSchema) });
 
-export const tokenParams = z.object({ token: z.string().min(1).max(200) });
+/** Any text: a token is looked up by its hash, so one no token can be (too long, malformed) is simply unknown (404), never a 400. */
+export const tokenParams = z.object({ token: z.string().min(1) });
 
 export const tokenViewSchema = z
   .object({

@@ -261,9 +261,13 @@ describe('cancellation token', () => {
     }
   });
 
-  test('unknown tokens are 404', async () => {
-    expect((await view('ct_doesnotexist')).status).toBe(404);
-    expect((await cancel('ct_doesnotexist')).status).toBe(404);
+  test('unknown tokens are 404, however long or odd', async () => {
+    for (const token of ['ct_doesnotexist', 'x'.repeat(201), 'x'.repeat(4000), encodeURIComponent('<é>')]) {
+      for (const res of [await view(token), await cancel(token)]) {
+        expect(res.status).toBe(404);
+        expect(res.body.code).toBe('appointment_token_not_found');
+      }
+    }
   });
 });
 
