@@ -16,6 +16,8 @@ export interface VisitorIdentity {
   externalId: string;
   name?: string;
   email?: string;
+  /** At most 10 entries, keys up to 40 and values up to 100 characters; else the chat starts anonymously. */
+  attributes?: Record<string, string>;
   identityToken?: string;
 }
 
@@ -48,7 +50,7 @@ export class ApiError extends Error {
 }
 
 export interface Api {
-  config(locale: string): Promise<WidgetConfig>;
+  config(locale?: string): Promise<WidgetConfig>;
   start(body: StartBody): Promise<StartResult>;
   send(token: string, body: string, visitorEmail?: string): Promise<ChatMessage>;
   messages(token: string, after?: string): Promise<MessagesPage>;
@@ -85,7 +87,9 @@ export function createApi(base: string, publishableKey: string): Api {
   return {
     // The key rides in the query on GET so the config call needs no CORS preflight.
     config: (locale) =>
-      call(`/external/live-chat/config?locale=${encodeURIComponent(locale)}&publishableKey=${encodeURIComponent(publishableKey)}&include=strings`),
+      call(
+        `/external/live-chat/config?${locale ? `locale=${encodeURIComponent(locale)}&` : ''}publishableKey=${encodeURIComponent(publishableKey)}&include=strings`,
+      ),
     start: (body) => call('/external/live-chat/conversations', json(body, { 'X-Publishable-Key': publishableKey })),
     send: (token, body, visitorEmail) => call(conv(token), json(visitorEmail ? { body, visitorEmail } : { body })),
     // `include=agentName`: history loaded after a reload names the agents, as live pushes do.

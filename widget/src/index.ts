@@ -8,6 +8,7 @@
 import { io, type Socket } from 'socket.io-client';
 import { NAMESPACES, type ClientEvents, type WidgetServerEvents } from '../../src/realtime/events.js';
 import type { VisitorIdentity } from './api.js';
+import { normalizeLocale } from './locale.js';
 import type { SocketHandle, SocketHandlers } from './transport.js';
 import { HearthWidget, type WidgetOptions } from './widget.js';
 
@@ -93,8 +94,8 @@ function safeStorage(): Storage | null {
     const config: WidgetOptions = {
       publishableKey: options.publishableKey,
       base,
-      // The tag's `data-locale`, else the page's own language, else the browser's.
-      locale: options.locale ?? (data.locale || document.documentElement.lang || navigator.language || 'en'),
+      // The tag's `data-locale`, else the page's own language, else the browser's; none rather than one the server refuses.
+      locale: normalizeLocale(options.locale ?? (data.locale || document.documentElement.lang || navigator.language)),
       storage: safeStorage(),
       // `data-transport="polling"` switches the socket off (sites whose proxies break upgrades).
       connectSocket: data.transport === 'polling' ? undefined : socketConnector(base, positiveInt(data.reconnectMaxMs)),

@@ -8,7 +8,8 @@ export interface WidgetOptions {
   publishableKey: string;
   /** Origin of the Hearth server (the script's own origin by default). */
   base: string;
-  locale: string;
+  /** A tag the server accepts (see locale.ts), or none. */
+  locale?: string;
   storage: Storage | null;
   connectSocket?: (token: string, handlers: SocketHandlers) => SocketHandle;
   pollMinMs?: number;
@@ -77,7 +78,9 @@ export class HearthWidget {
   identify(visitor: VisitorIdentity): void {
     if (!visitor || typeof visitor.externalId !== 'string' || !visitor.externalId) return;
     const previous = this.saved?.externalId;
-    this.visitor = { externalId: visitor.externalId, name: visitor.name, email: visitor.email, identityToken: visitor.identityToken };
+    const { externalId, name, email, identityToken, attributes } = visitor;
+    // Attributes go as given: the server checks them, and bad ones make the chat anonymous rather than fail it.
+    this.visitor = { externalId, name, email, identityToken, attributes };
     // Another person signed in on this browser: their thread is not this one.
     if (this.saved && previous !== undefined && previous !== visitor.externalId) this.reset();
   }
@@ -166,7 +169,7 @@ export class HearthWidget {
           visitorSessionId: this.sessionId(),
           pageUrl: location.href.slice(0, 2000),
           referrer: document.referrer ? document.referrer.slice(0, 2000) : undefined,
-          locale: this.options.locale.slice(0, 35),
+          locale: this.options.locale,
           visitor: this.visitor ?? undefined,
         });
         if (!result.enabled || !result.conversationToken) throw new ApiError(503, 'chat_disabled', this.text.unavailable);
