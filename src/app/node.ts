@@ -73,7 +73,7 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
     clock,
     logger,
     events: new EventBus(),
-    counters: redis ? new RedisCounters(redis, new MemoryCounters(clock), logger) : new MemoryCounters(clock),
+    counters: redis ? new RedisCounters(redis, new MemoryCounters(clock), logger, clock) : new MemoryCounters(clock),
     secretBox: new SecretBox(config.KEY_ENCRYPTION_SECRET),
     realtime,
     jobs,

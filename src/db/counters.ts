@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { RedisClient } from './redis.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
@@ -7,6 +7,12 @@ export interface WindowCount {
   count: number;
   /** Milliseconds until the window resets. */
   resetInMs: number;
+}
+
+export interface Admission {
+  admitted: boolean;
+  /** When refused: milliseconds until the oldest admitted hit leaves the window (0 when admitted). */
+  retryInMs: number;
 }
 
 export interface CounterGuard {
@@ -21,11 +27,13 @@ export interface CounterGuard {
 export interface Counters {
   hit(key: string, windowMs: number): Promise<WindowCount>;
   /**
-   * Like `hit`, for limits that must hold across all nodes: never counted in one node's memory while a
-   * configured Redis is unreachable (null then), because per-node counts would multiply the limit by the
-   * number of nodes. Without Redis configured this process is the only node and counts as `hit` does.
+   * A sliding-window limit: admits (and records) the hit when fewer than `limit` hits were admitted in the
+   * last `windowMs`, so no span of that length ever holds more than `limit`; a refused hit is not recorded.
+   * It must hold across all nodes: never counted in one node's memory while a configured Redis is
+   * unreachable (null then), because per-node counts would multiply the limit by the number of nodes.
+   * Without Redis configured this process is the only node and keeps the record itself.
    */
-  strictHit(key: string, windowMs: number): Promise<WindowCount | null>;
+  admitWithin(key: string, windowMs: number, limit: number): Promise<Admission | null>;
   /**
    * Like `hit`, unless `guard.key`'s window has already counted `guard.reached` (then null, nothing
    * counted): a check and a count that would otherwise be two Redis round trips, in one.
@@ -53,6 +61,25 @@ local count = redis.call('INCRBY', KEYS[1], ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[1], 'NX')
 return {count, redis.call('PTTL', KEYS[1]), guarded}`;
 const GUARDED_INCRBY_SHA = createHash('sha1').update(GUARDED_INCRBY).digest('hex');
+
+/**
+ * The sliding-window log of `admitWithin`: a sorted set of admitted hits scored by time (the caller's
+ * clock). Answers `[1, 0]` when the hit is admitted and recorded, `[0, ms until a slot frees]` when not.
+ */
+const ADMIT_WITHIN = `
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
+  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  return {0, tonumber(oldest[2]) + window - now}
+end
+redis.call('ZADD', KEYS[1], now, ARGV[4])
+redis.call('PEXPIRE', KEYS[1], window)
+return {1, 0}`;
+
+/** A hit's member in the log: unique even for two hits in one millisecond on two nodes. */
+const hitMember = (now: number) => `${now}:${randomBytes(6).toString('base64url')}`;
 
 /** A key this node hit at least this often in the last DEMAND_WINDOW_MS is busy: it counts ahead. */
 const BUSY_HITS = 8;
@@ -108,6 +135,7 @@ export class RedisCounters implements Counters {
     private readonly redis: RedisClient,
     private readonly fallback: Counters,
     private readonly logger: Logger,
+    private readonly clock: Clock,
   ) {}
 
   async hit(key: string, windowMs: number): Promise<WindowCount> {
@@ -239,10 +267,15 @@ export class RedisCounters implements Counters {
     return Number(count) < 0 ? null : { count: Number(count), resetInMs: Math.max(0, Number(ttl)) };
   }
 
-  async strictHit(key: string, windowMs: number): Promise<WindowCount | null> {
+  async admitWithin(key: string, windowMs: number, limit: number): Promise<Admission | null> {
     if (!this.redis.isReady) return null;
+    const now = this.clock.now().getTime();
     try {
-      return await this.redisHit(key, windowMs);
+      const [admitted, retryInMs] = (await this.redis.eval(ADMIT_WITHIN, {
+        keys: [`hearth:window:${key}`],
+        arguments: [String(now), String(windowMs), String(limit), hitMember(now)],
+      })) as [number, number];
+      return { admitted: admitted === 1, retryInMs: Math.max(0, Number(retryInMs)) };
     } catch (error) {
       // The connection dropped under the command: treated like no connection at all.
       this.logger.warn({ err: error, key }, 'redis unavailable: a shared count could not be taken');
@@ -268,12 +301,14 @@ export class RedisCounters implements Counters {
 
   async reset(key: string): Promise<void> {
     await this.fallback.reset(key);
-    if (this.redis.isReady) await this.redis.del(`hearth:counter:${key}`);
+    if (this.redis.isReady) await this.redis.del([`hearth:counter:${key}`, `hearth:window:${key}`]);
   }
 }
 
 export class MemoryCounters implements Counters {
   private readonly windows = new Map<string, { count: number; endsAt: number }>();
+  /** `admitWithin`'s record: the times of the hits admitted, oldest first. */
+  private readonly logs = new Map<string, { windowMs: number; admitted: number[] }>();
 
   constructor(private readonly clock: Clock) {}
 
@@ -293,8 +328,18 @@ export class MemoryCounters implements Counters {
     return { count: window.count, resetInMs: window.endsAt - now };
   }
 
-  strictHit(key: string, windowMs: number): Promise<WindowCount> {
-    return this.hit(key, windowMs);
+  async admitWithin(key: string, windowMs: number, limit: number): Promise<Admission> {
+    const now = this.clock.now().getTime();
+    let log = this.logs.get(key);
+    if (!log) {
+      log = { windowMs, admitted: [] };
+      this.logs.set(key, log);
+      if (this.logs.size > 100_000) this.sweepLogs(now);
+    }
+    while (log.admitted.length > 0 && log.admitted[0] <= now - windowMs) log.admitted.shift();
+    if (log.admitted.length >= limit) return { admitted: false, retryInMs: log.admitted[0] + windowMs - now };
+    log.admitted.push(now);
+    return { admitted: true, retryInMs: 0 };
   }
 
   async hitUnless(key: string, windowMs: number, guard: CounterGuard): Promise<WindowCount | null> {
@@ -316,6 +361,11 @@ export class MemoryCounters implements Counters {
 
   async reset(key: string): Promise<void> {
     this.windows.delete(key);
+    this.logs.delete(key);
+  }
+
+  private sweepLogs(now: number): void {
+    for (const [key, log] of this.logs) if ((log.admitted.at(-1) ?? 0) <= now - log.windowMs) this.logs.delete(key);
   }
 
   private sweep(now: number): void {

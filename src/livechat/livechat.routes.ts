@@ -123,8 +123,9 @@ export const liveChatRoutes: RouteDef[] = [
       'exactly as sent: nothing is stripped or rewritten (`<b>hi</b>` stays `<b>hi</b>`) and every client renders it as text. ' +
       '`visitorName` (at most 120, not only whitespace, kept as sent) and `visitorEmail` (valid, at most 200) only fill values not known yet ' +
       `(from verified identity or an earlier message); they never overwrite. Flood guard: more than ${FLOOD_LIMIT} messages per ` +
-      'minute per conversation answer 409 `flood_limited` (fixed one-minute window counted atomically and shared by all nodes ' +
-      'through Redis; refused attempts count too). The bound is global and fails closed: while the configured Redis is ' +
+      'minute per conversation answer 409 `flood_limited` with `Retry-After` (a sliding minute: no 60 seconds ever hold more than ' +
+      `${FLOOD_LIMIT} accepted messages; refused attempts take no slot; recorded atomically and shared by all nodes through Redis). ` +
+      'The bound is global and fails closed: while the configured Redis is ' +
       `unreachable, posts answer 503 \`flood_guard_unavailable\` with \`Retry-After: ${FLOOD_GUARD_RETRY_AFTER_SECONDS}\` instead of being ` +
       'counted per node (which would multiply the limit by the number of nodes); a single node without `REDIS_URL` counts in ' +
       'its own memory. A conversation closed by the team answers 409 `conversation_closed`. ' +
@@ -137,7 +138,7 @@ export const liveChatRoutes: RouteDef[] = [
       201: { description: 'The stored message (`sender` VISITOR).', schema: chatMessageSchema },
       400: 'Empty, whitespace-only, non-string or oversize body; invalid visitorName/visitorEmail.',
       404: 'Unknown token (`conversation_not_found`).',
-      409: '`flood_limited` or `conversation_closed`.',
+      409: '`flood_limited` (with `Retry-After`: seconds until a slot frees) or `conversation_closed`.',
       503: '`flood_guard_unavailable` (Redis configured but unreachable), with `Retry-After`.',
     },
     handle: async ({ deps, params, body }) => ({ status: 201, body: await postVisitorMessage(deps, params.token, body) }),

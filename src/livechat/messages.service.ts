@@ -133,14 +133,17 @@ export async function postVisitorMessage(deps: Deps, token: string, input: Visit
   const conversation = await rememberedByToken(deps, token);
   if (conversation.status !== 'OPEN') throw closedError();
   const body = checkedBody(input.body);
-  // Counted atomically (Redis INCR when configured, so every node shares the count); attempts over the
-  // limit count too, so a client hammering the endpoint stays limited until the window ends. While the
-  // configured Redis is away the post is refused rather than counted per node, which would let a visitor
-  // send the limit once per node.
-  const counted = await deps.counters.strictHit(`chat-flood:${conversation.id}`, FLOOD_WINDOW_MS);
-  if (!counted) throw fail('flood_guard_unavailable', undefined, { retryAfterSeconds: FLOOD_GUARD_RETRY_AFTER_SECONDS });
-  const { count } = counted;
-  if (count > FLOOD_LIMIT) throw fail('flood_limited', `More than ${FLOOD_LIMIT} messages per minute in this conversation; wait a moment.`);
+  // A sliding minute, recorded atomically in Redis when configured (so every node shares it): no 60 seconds
+  // ever hold more than FLOOD_LIMIT accepted messages, wherever they fall. While the configured Redis is
+  // away the post is refused rather than counted per node, which would let a visitor send the limit once
+  // per node.
+  const admission = await deps.counters.admitWithin(`chat-flood:${conversation.id}`, FLOOD_WINDOW_MS, FLOOD_LIMIT);
+  if (!admission) throw fail('flood_guard_unavailable', undefined, { retryAfterSeconds: FLOOD_GUARD_RETRY_AFTER_SECONDS });
+  if (!admission.admitted) {
+    throw fail('flood_limited', `More than ${FLOOD_LIMIT} messages per minute in this conversation; wait a moment.`, {
+      retryAfterSeconds: Math.max(1, Math.ceil(admission.retryInMs / 1000)),
+    });
+  }
   // visitorName / visitorEmail only fill values not known yet (verified identity or an earlier message):
   // written with the summary, after the push.
   const message = await appendMessage(deps, conversation, { sender: 'VISITOR', body, authorUserId: null }, { visitorName: input.visitorName, visitorEmail: input.visitorEmail });

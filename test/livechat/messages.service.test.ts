@@ -74,6 +74,26 @@ describe('visitor messages', () => {
     expect((await post(other.token, 'hi')).body).toBe('hi');
   });
 
+  test('flood guard: no sixty seconds ever hold more than 20, wherever a minute is cut; a refused post says when to retry', async () => {
+    const { token } = await chat();
+    // One message a second for 20 seconds (t = 0 .. 19 s), then more at once.
+    for (let i = 1; i <= 20; i += 1) {
+      expect((await post(token, `m${i}`)).body).toBe(`m${i}`);
+      clock.advance(1_000);
+    }
+    clock.advance(39_999); // t = 59.999 s: the first message is still within the minute.
+    const refused = await failure(post(token, 'too soon'), 'flood_limited');
+    expect(refused.retryAfterSeconds).toBe(1);
+    clock.advance(1); // t = 60 s: the first leaves the minute, and only it.
+    expect((await post(token, 'one slot')).body).toBe('one slot');
+    await failure(post(token, 'still full'), 'flood_limited');
+    clock.advance(1_000); // t = 61 s: the second leaves too.
+    expect((await post(token, 'another slot')).body).toBe('another slot');
+    // A refused post is not recorded: it does not hold a slot.
+    clock.advance(18_000);
+    for (let i = 0; i < 18; i += 1) expect((await post(token, `late ${i}`)).body).toBe(`late ${i}`);
+  });
+
   test('closed by the team: visitor posts and team replies are conversation_closed; the poll shows CLOSED', async () => {
     const { ws, token, cid } = await chat();
     await post(token, 'before');

@@ -65,6 +65,8 @@ describe('POST /external/live-chat/conversations/:token/messages', () => {
     const flooded = await post(token, { body: 'm21' });
     expect(flooded.status).toBe(409);
     expect(flooded.body.code).toBe('flood_limited');
+    // The frozen clock: the first message leaves the minute in exactly 60 seconds.
+    expect(flooded.headers.get('retry-after')).toBe('60');
   });
 
   test('closed by the team: visitor posts and team replies are 409 conversation_closed; the poll is 200 CLOSED', async () => {
