@@ -93,6 +93,50 @@ describe('DST changes', () => {
     ]);
     expect(new Set(fallStarts).size).toBe(fallStarts.length);
   });
+
+  test('Europe/Berlin spring forward: a range starting in the skipped hour starts when the clocks jump', async () => {
+    clock.set(new Date('2025-03-28T00:00:00Z'));
+    const halfHours = await fresh();
+    await configureService(services.deps, halfHours, { timezone: 'Europe/Berlin', slotDurationMinutes: 30, businessHours: { sun: [['02:30', '04:00']] } });
+    expect(slotStarts(await slotsOf(halfHours, '2025-03-29T00:00:00Z', '2025-03-31T00:00:00Z'))).toEqual([
+      '2025-03-30T01:00:00.000Z', // 03:00 CEST, the jump
+      '2025-03-30T01:30:00.000Z',
+    ]);
+    const quarters = await fresh();
+    await configureService(services.deps, quarters, { timezone: 'Europe/Berlin', slotDurationMinutes: 15, businessHours: { sun: [['02:15', '03:15']] } });
+    const answer = await slotsOf(quarters, '2025-03-29T00:00:00Z', '2025-03-31T00:00:00Z');
+    expect(answer.slots).toEqual([{ start: '2025-03-30T01:00:00.000Z', end: '2025-03-30T01:15:00.000Z' }]);
+  });
+
+  test('Europe/Berlin spring forward: a range ending in the skipped hour ends when the clocks jump', async () => {
+    clock.set(new Date('2025-03-28T00:00:00Z'));
+    const ws = await fresh();
+    await configureService(services.deps, ws, { timezone: 'Europe/Berlin', slotDurationMinutes: 30, businessHours: { sun: [['00:00', '02:30']] } });
+    const answer = await slotsOf(ws, '2025-03-29T00:00:00Z', '2025-03-31T00:00:00Z');
+    expect(slotStarts(answer)).toEqual(['2025-03-29T23:00:00.000Z', '2025-03-29T23:30:00.000Z', '2025-03-30T00:00:00.000Z', '2025-03-30T00:30:00.000Z']);
+    expect(answer.slots.at(-1)!.end).toBe('2025-03-30T01:00:00.000Z'); // 03:00 CEST
+  });
+
+  test('Europe/Berlin fall back: touching ranges meet at one instant of the repeated wall time, no slots overlap', async () => {
+    clock.set(new Date('2025-10-24T00:00:00Z'));
+    const ws = await fresh();
+    await configureService(services.deps, ws, {
+      timezone: 'Europe/Berlin',
+      slotDurationMinutes: 45,
+      businessHours: { sun: [['00:00', '02:30'], ['02:30', '05:00']] },
+    });
+    const answer = await slotsOf(ws, '2025-10-25T00:00:00Z', '2025-10-27T00:00:00Z');
+    expect(slotStarts(answer)).toEqual([
+      '2025-10-25T22:00:00.000Z', // 00:00 CEST
+      '2025-10-25T22:45:00.000Z',
+      '2025-10-25T23:30:00.000Z', // ends 02:15 CEST: 02:30 CEST is where the first range stops
+      '2025-10-26T00:30:00.000Z', // 02:30 CEST, the second range
+      '2025-10-26T01:15:00.000Z', // 02:15 CET
+      '2025-10-26T02:00:00.000Z',
+      '2025-10-26T02:45:00.000Z', // ends 04:30 CET
+    ]);
+    for (let i = 1; i < answer.slots.length; i++) expect(answer.slots[i].start >= answer.slots[i - 1].end).toBe(true);
+  });
 });
 
 describe('window clamps', () => {
