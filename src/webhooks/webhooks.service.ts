@@ -70,11 +70,23 @@ const signingKeys = new Map<string, KeyObject>();
 function signingKeyOf(secret: string): KeyObject {
   let key = signingKeys.get(secret);
   if (!key) {
-    key = createSecretKey(secret.startsWith('whsec_') ? Buffer.from(secret.slice(6), 'base64') : Buffer.from(secret, 'utf8'));
+    key = createSecretKey(standardSecretBytes(secret) ?? Buffer.from(secret, 'utf8'));
     if (signingKeys.size >= SIGNING_KEYS_MAX) signingKeys.clear();
     signingKeys.set(secret, key);
   }
   return key;
+}
+
+/**
+ * The key bytes of a Standard Webhooks secret: `whsec_` and the canonical base64 of at least 16 bytes (as
+ * endpoints are minted). Anything else is keyed by its own text: `whsec_`, `whsec_!!!` or `whsec_a` decode
+ * to no bytes at all, and an empty key would let anyone forge the signature.
+ */
+function standardSecretBytes(secret: string): Buffer | undefined {
+  if (!secret.startsWith('whsec_')) return undefined;
+  const encoded = secret.slice('whsec_'.length);
+  const bytes = Buffer.from(encoded, 'base64');
+  return bytes.length >= 16 && bytes.toString('base64') === encoded ? bytes : undefined;
 }
 
 /** A target as delivery records keep it: masked for display, sealed for sending. */
