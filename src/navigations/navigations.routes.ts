@@ -36,7 +36,7 @@ export const publicNavigationRoutes: RouteDef[] = [
     description: [
       'Items come in menu order (depth-first, siblings by `position`); nesting is expressed by `parentId` (null at top level).',
       'Unset `customUrl`, `imageUrl`, `customConfig`, `labels` are null; `hiddenLocales` is always an array: the locales in which consumers should not show the item (and its children).',
-      '`post` is set on POST items: `locales` lists the published translations of the post (empty while none is published: consumers hide such items). POST items whose post was deleted are left out, with their children.',
+      '`post` is set on POST items: `locales` lists the published translations of the post. POST items whose post has no published translation (a draft, unpublished or deleted post) are left out, with their children, until one is published.',
       CONDITIONAL_GET_NOTE,
     ].join('\n\n'),
     tags: external,

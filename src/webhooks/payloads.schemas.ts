@@ -12,7 +12,7 @@ const postData = z.object({
   postId: z.string(),
   slug: z.string(),
   title: z.string(),
-  publishedAt: iso().nullable().describe('ISO 8601 UTC; null on `post.unpublished`.'),
+  publishedAt: iso().nullable().describe('ISO 8601 UTC: when the post was (last) published, on `post.unpublished` too.'),
 });
 
 const navigationData = z.object({ navigationId: z.string(), key: z.string(), name: z.string() });
