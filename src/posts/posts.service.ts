@@ -139,7 +139,8 @@ export async function deletePost(deps: Deps, workspace: Workspace, id: string): 
   const removed = await postStore(deps.db).remove(workspace.id, id);
   if (!removed) throw fail('post_not_found');
   await announceDeletion(deps, workspace, removed);
-  // Navigations leave out items of deleted posts, drafts included (a published one was announced above).
+  // Navigations leave out items of deleted posts: one pointing at an unpublished translation of a published
+  // article showed until now (a published post was announced above).
   if (removed.state !== 'PUBLISHED') await deps.cache.invalidateWorkspace(workspace.id);
 }
 

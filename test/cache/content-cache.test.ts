@@ -169,11 +169,14 @@ describe('published content served from memory on every node', () => {
     await admin.category('extra', 'Extra');
     expect((await read(b, '/external/categories?locale=*', ws)).body.items).toHaveLength(2);
 
-    // A navigation item of a never-published post leaves when the draft is deleted (no post event).
+    // A navigation item shows while its post is published: publishing and unpublishing the post on A move it on B.
     const navOf = async () => (await read(b, '/external/navigations/main', ws)).body;
     await warm('/external/navigations/main', ws);
+    expect((await navOf()).items).toEqual([]);
+    await admin.publish(draft.id);
     expect((await navOf()).items).toHaveLength(1);
-    await admin.remove(draft.id);
+    await warm('/external/navigations/main', ws);
+    await admin.unpublish(draft.id);
     expect((await navOf()).items).toEqual([]);
     await admin.items(nav.id, [{ parentId: null, position: 0, type: 'HEADING', labels: { en: 'Shop' } }]);
     expect((await navOf()).items.map((item: { type: string }) => item.type)).toEqual(['HEADING']);
