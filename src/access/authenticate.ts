@@ -43,8 +43,9 @@ const failureKeyOf = (ip: string | undefined) => `auth-fail:ip:${ip}`;
 const failureKey = (req: Request) => failureKeyOf(req.ip);
 
 /**
- * Unknown keys are counted per client address; past `AUTH_FAILURES_PER_MINUTE` that address gets 429
- * before any key it sends is looked up, so guessing keys is throttled whatever key each guess carries.
+ * Unknown keys are counted per client address (each distinct one once a minute, see `isUnknownLately`);
+ * past `AUTH_FAILURES_PER_MINUTE` that address gets 429 before any key it sends is looked up, so guessing
+ * keys is throttled whatever key each guess carries.
  */
 async function refuseWhileGuessing(deps: Deps, req: Request): Promise<void> {
   if ((await deps.counters.peek(failureKey(req))) >= deps.config.AUTH_FAILURES_PER_MINUTE) {
@@ -62,9 +63,9 @@ async function countFailure(deps: Deps, req: Request): Promise<void> {
  */
 const keyMemo = (key: string) => `key:${sha256Hex(key)}`;
 
-function resolveKeyRemembered(deps: Deps, key: string) {
+function resolveKeyRemembered(deps: Deps, key: string, memoKey: string) {
   return deps.cache.memo.remember(
-    keyMemo(key),
+    memoKey,
     (found) => [credentialsTag(found.workspace.id), workspaceTag(found.workspace.id)],
     async () => {
       const resolved = await resolveKey(deps, key);
@@ -72,6 +73,28 @@ function resolveKeyRemembered(deps: Deps, key: string) {
       return resolved && workspace ? { kind: resolved.kind, workspace } : null;
     },
   );
+}
+
+/**
+ * Keys this node found unknown in the last minute. A stale key sent again and again (an old embed, seen
+ * by every visitor behind one carrier NAT) is one wrong key: answered without the database and counted
+ * once against the address, so guessing is throttled by distinct keys and a crowd sharing an address is
+ * not locked out by one site's mistake. A key never becomes known later: keys are minted at random.
+ */
+const UNKNOWN_LATELY_MS = 60_000;
+const UNKNOWN_LATELY_MAX = 10_000;
+const unknownLatelyOf = new WeakMap<Deps, Map<string, number>>();
+
+function isUnknownLately(deps: Deps, memoKey: string): boolean {
+  const until = unknownLatelyOf.get(deps)?.get(memoKey);
+  return until !== undefined && until > deps.clock.now().getTime();
+}
+
+function noteUnknown(deps: Deps, memoKey: string): void {
+  let unknown = unknownLatelyOf.get(deps);
+  if (!unknown) unknownLatelyOf.set(deps, (unknown = new Map()));
+  if (unknown.size >= UNKNOWN_LATELY_MAX) unknown.clear();
+  unknown.set(memoKey, deps.clock.now().getTime() + UNKNOWN_LATELY_MS);
 }
 
 /**
@@ -98,9 +121,14 @@ async function resolveWorkspaceCredential(deps: Deps, req: Request, mode: AuthMo
   if (kind === 'workspace' && inUrl) throw fail('wrong_credential_kind', 'The workspace API key travels in the X-Api-Key header, never in a URL.');
   if (kind && !accepted.includes(kind)) throw fail('wrong_credential_kind');
   await refuseWhileGuessing(deps, req);
-  const resolved = await resolveKeyRemembered(deps, key);
+  const memoKey = keyMemo(key);
+  const unknownLately = isUnknownLately(deps, memoKey);
+  const resolved = unknownLately ? null : await resolveKeyRemembered(deps, key, memoKey);
   if (!resolved) {
-    await countFailure(deps, req);
+    if (!unknownLately) {
+      noteUnknown(deps, memoKey);
+      await countFailure(deps, req);
+    }
     if (lenient) return anonymous;
     throw fail('invalid_credential');
   }

@@ -233,6 +233,32 @@ describe('rate limits', () => {
     }
   });
 
+  test('one stale key sent again and again is one wrong key: 401 each time, no database work, counted once against the address', async () => {
+    const guarded = await startTestNode({ env: { AUTH_FAILURES_PER_MINUTE: '3', RATE_LIMIT_PER_MINUTE: '1000' } });
+    try {
+      const ws = await createWorkspace(guarded.url);
+      const stale = `sk_stale${'s'.repeat(40)}`;
+      expect((await request(guarded.url, '/external/workspace', { apiKey: stale })).status).toBe(401);
+      const commands: string[] = [];
+      const client = guarded.deps.db.getClient();
+      const listen = (event: { commandName: string }) => commands.push(event.commandName);
+      client.on('commandStarted', listen);
+      const statuses = [];
+      for (let i = 0; i < 20; i += 1) statuses.push((await request(guarded.url, '/external/workspace', { apiKey: stale })).status);
+      client.off('commandStarted', listen);
+      expect(statuses).toEqual(Array(20).fill(401));
+      expect(commands).toEqual([]);
+      // The same for an unknown publishable key on the config route: enabled false every time.
+      for (let i = 0; i < 5; i += 1) expect((await request(guarded.url, '/external/live-chat/config', { publishableKey: `pk_stale${'p'.repeat(40)}` })).body).toEqual({ enabled: false });
+      // The address's own key still works; distinct guesses still reach the bound (stale keys: 2 of 3).
+      expect((await request(guarded.url, '/external/workspace', { apiKey: ws.apiKey })).status).toBe(200);
+      expect((await request(guarded.url, '/external/workspace', { apiKey: `sk_guess${'g'.repeat(40)}` })).status).toBe(401);
+      expect((await request(guarded.url, '/external/workspace', { apiKey: `sk_again${'a'.repeat(40)}` })).status).toBe(429);
+    } finally {
+      await guarded.stop();
+    }
+  });
+
   test('the limit counts the resolved credential, not the raw header: one key in either header shares one budget', async () => {
     const limited = await startTestNode({ env: { RATE_LIMIT_PER_MINUTE: '3' } });
     try {
