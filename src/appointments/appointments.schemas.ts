@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IANAZone } from 'luxon';
 import { pageInfoSchema } from '../shared/paging.js';
-import { visitorIdentitySchema } from '../identity/identity.schemas.js';
+import { visitorIdentityField } from '../identity/identity.schemas.js';
 import { WEEKDAYS } from './settings.model.js';
 
 /** ISO 8601 date-time with `Z` or an offset; turned into a Date. */
@@ -100,14 +100,16 @@ export const createRequestBody = z.object({
   visitorMessage: optionalText(2000),
   requestedAt: isoInstant,
   visitorSessionId: optionalText(120),
-  visitor: visitorIdentitySchema.optional(),
+  // An identity that does not verify (malformed, over its bounds, badly signed) books anonymously, never a 400.
+  visitor: visitorIdentityField,
   locale: z
     .string()
     .max(35)
     .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, 'must be a BCP 47 language tag such as "de" or "fr-CA"')
     .optional(),
 });
-export type CreateRequestBody = z.output<typeof createRequestBody>;
+/** `visitor` as the service takes it: whatever was sent, checked there (see `checkVisitorIdentity`). */
+export type CreateRequestBody = Omit<z.output<typeof createRequestBody>, 'visitor'> & { visitor?: unknown };
 
 export const requestRecordSchema = z
   .object({

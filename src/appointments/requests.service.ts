@@ -2,7 +2,7 @@ import type { Deps } from '../deps.js';
 import { type Workspace, findWorkspace } from '../workspaces/workspaces.service.js';
 import { fail } from '../shared/errors.js';
 import { randomToken, sha256Hex } from '../shared/crypto.js';
-import { verifyIdentityToken } from '../identity/identity.service.js';
+import { checkVisitorIdentity, verifyIdentityToken } from '../identity/identity.service.js';
 import { appointmentStore, type Appointment } from './appointments.model.js';
 import type { CreateRequestBody } from './appointments.schemas.js';
 import { assertBookable } from './availability.service.js';
@@ -19,13 +19,14 @@ const looksLikeEmail = (value: string | undefined): value is string => !!value &
 export async function createRequest(deps: Deps, workspace: Workspace, input: CreateRequestBody) {
   const settings = await assertBookable(deps, await getSettings(deps, workspace.id), input.requestedAt);
 
-  const visitor = input.visitor;
-  const verified = visitor ? await verifyIdentityToken(deps, workspace.id, visitor.externalId, visitor.identityToken) : false;
-  if (visitor && !verified) {
-    deps.logger.info({ workspaceId: workspace.id }, 'appointment request: visitor identity not verified; booking proceeds anonymously');
+  const checked = await checkVisitorIdentity(deps, workspace.id, input.visitor);
+  if (checked && 'failure' in checked) {
+    deps.logger.info({ workspaceId: workspace.id, reason: checked.failure }, 'appointment request: visitor identity not verified; booking proceeds anonymously');
   }
-  const name = verified && visitor!.name?.trim() ? visitor!.name.trim() : input.visitorName.trim();
-  const email = verified && looksLikeEmail(visitor!.email) ? visitor!.email : input.visitorEmail;
+  const visitor = checked && 'verified' in checked ? checked.verified : null;
+  const verified = visitor !== null;
+  const name = visitor?.name?.trim() ? visitor.name.trim() : input.visitorName.trim();
+  const email = visitor && looksLikeEmail(visitor.email ?? undefined) ? visitor.email! : input.visitorEmail;
 
   const token = randomToken('ct_');
   const appointment = await appointmentStore(deps.db).create(
@@ -39,9 +40,9 @@ export async function createRequest(deps: Deps, workspace: Workspace, input: Cre
       visitorPhone: input.visitorPhone ?? null,
       visitorMessage: input.visitorMessage ?? null,
       visitorSessionId: input.visitorSessionId ?? null,
-      externalId: verified ? visitor!.externalId : null,
+      externalId: visitor?.externalId ?? null,
       identityVerified: verified,
-      visitorAttributes: verified ? (visitor!.attributes ?? null) : null,
+      visitorAttributes: visitor?.attributes ?? null,
       createdAt: deps.clock.now(),
       locale: input.locale ?? workspace.defaultLocale,
     },

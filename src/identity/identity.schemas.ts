@@ -15,3 +15,13 @@ export const visitorIdentitySchema = z
   .meta({ id: 'VisitorIdentity' });
 
 export type VisitorIdentity = z.infer<typeof visitorIdentitySchema>;
+
+/** What an identity that breaks the schema is read as: an empty `externalId`, which never verifies. */
+const UNREADABLE_IDENTITY: VisitorIdentity = Object.freeze({ externalId: '' });
+
+/**
+ * The `visitor` field of a request body (chat start, appointment request): documented as the identity
+ * object, but never a 400. One that breaks the schema (malformed, over its bounds) is read as
+ * `UNREADABLE_IDENTITY`, so the request goes on anonymously and the service logs why.
+ */
+export const visitorIdentityField = visitorIdentitySchema.nullable().optional().catch(UNREADABLE_IDENTITY);

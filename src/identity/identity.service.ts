@@ -2,6 +2,7 @@ import type { Deps } from '../deps.js';
 import { constantTimeEqual, hmacSha256Hex } from '../shared/crypto.js';
 import { revealKey } from '../credentials/credentials.service.js';
 import { identitySecretStore } from './identity.model.js';
+import { visitorIdentitySchema } from './identity.schemas.js';
 
 /** The fixed context of the derived signing secret (versioned, per the spec). */
 export const IDENTITY_CONTEXT = 'service:live-chat:identity:v1';
@@ -46,4 +47,27 @@ export async function verifyIdentityToken(deps: Deps, workspaceId: string, exter
   let valid = false;
   for (const secret of secrets) valid = constantTimeEqual(signIdentity(secret, externalId), presented) || valid;
   return valid;
+}
+
+/** A visitor identity that verified: its fields as given, absent ones null. */
+export interface VerifiedVisitor {
+  externalId: string;
+  name: string | null;
+  email: string | null;
+  attributes: Record<string, string> | null;
+}
+
+/**
+ * A visitor identity object as a request carried it: verified, or why not. Every failure (malformed,
+ * over its bounds, unsigned, wrongly signed) is the caller's anonymous path, never an error: the spec
+ * starts such a chat and books such a request anonymously. Absent (undefined or null): null.
+ */
+export async function checkVisitorIdentity(deps: Deps, workspaceId: string, visitor: unknown): Promise<{ verified: VerifiedVisitor } | { failure: string } | null> {
+  if (visitor === undefined || visitor === null) return null;
+  const parsed = visitorIdentitySchema.safeParse(visitor);
+  if (!parsed.success) return { failure: 'malformed identity payload' };
+  const { externalId, name, email, attributes, identityToken } = parsed.data;
+  if (!identityToken) return { failure: 'identity token missing' };
+  if (!(await verifyIdentityToken(deps, workspaceId, externalId, identityToken))) return { failure: 'identity signature invalid' };
+  return { verified: { externalId, name: name ?? null, email: email ?? null, attributes: attributes ?? null } };
 }

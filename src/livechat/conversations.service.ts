@@ -2,8 +2,7 @@ import type { Deps } from '../deps.js';
 import { type Workspace } from '../workspaces/workspaces.service.js';
 import { randomToken, sha256Hex } from '../shared/crypto.js';
 import { fail } from '../shared/errors.js';
-import { verifyIdentityToken } from '../identity/identity.service.js';
-import { visitorIdentitySchema } from '../identity/identity.schemas.js';
+import { checkVisitorIdentity } from '../identity/identity.service.js';
 import { conversationStore, newConversationId, type Conversation, type VerifiedIdentity } from './conversations.model.js';
 import type { StartConversationBody } from './livechat.schemas.js';
 import { activeSettings, localized } from './settings.service.js';
@@ -18,18 +17,11 @@ export const conversationToken = (conversationId: string) => randomToken(`ct_${c
 
 /** A verified identity, or null (anonymous). A failed verification is logged with the workspace id. */
 async function verifiedIdentity(deps: Deps, workspaceId: string, visitor: unknown): Promise<VerifiedIdentity | null> {
-  if (visitor === undefined || visitor === null) return null;
-  const parsed = visitorIdentitySchema.safeParse(visitor);
-  let reason: string | null = null;
-  if (!parsed.success) reason = 'malformed identity payload';
-  else if (!parsed.data.identityToken) reason = 'identity token missing';
-  else if (!(await verifyIdentityToken(deps, workspaceId, parsed.data.externalId, parsed.data.identityToken))) reason = 'identity signature invalid';
-  if (reason || !parsed.success) {
-    deps.logger.warn({ workspaceId, reason }, 'live chat: visitor identity not verified; conversation starts anonymously');
-    return null;
+  const checked = await checkVisitorIdentity(deps, workspaceId, visitor);
+  if (checked && 'failure' in checked) {
+    deps.logger.warn({ workspaceId, reason: checked.failure }, 'live chat: visitor identity not verified; conversation starts anonymously');
   }
-  const { externalId, name, email, attributes } = parsed.data;
-  return { externalId, name: name ?? null, email: email ?? null, attributes: attributes ?? null };
+  return checked && 'verified' in checked ? checked.verified : null;
 }
 
 /** `enabled: false` while the plugin is off; otherwise the conversation, `resumed: false` when it was just created. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { pageInfoSchema } from '../shared/paging.js';
 import { localeSchema } from '../workspaces/workspaces.schemas.js';
+import { visitorIdentityField } from '../identity/identity.schemas.js';
 import { ALL_LOCALES, WIDGET_STRING_KEYS } from './widget-strings.js';
 
 const text = (max: number) => z.string().trim().min(1).max(max);
@@ -145,10 +146,11 @@ export const startConversationBody = z.object({
   pageUrl: z.string().max(2000).optional(),
   referrer: z.string().max(2000).optional(),
   locale: localeSchema.optional(),
-  // Checked by the service, not here: an invalid identity starts the chat anonymously, never a 400.
-  visitor: z.unknown().optional(),
+  // An identity that does not verify starts the chat anonymously, never a 400.
+  visitor: visitorIdentityField,
 });
-export type StartConversationBody = z.infer<typeof startConversationBody>;
+/** `visitor` as the service takes it: whatever was sent, checked there (see `checkVisitorIdentity`). */
+export type StartConversationBody = Omit<z.infer<typeof startConversationBody>, 'visitor'> & { visitor?: unknown };
 
 export const startResultSchema = z
   .union([

@@ -263,7 +263,6 @@ const SPEC_REQUIRED: [string, string, string[]][] = [
 const KNOWN_BOUND_GAPS = [
   'post /external/appointments/requests visitorName: minLength',
   'post /external/appointments/requests visitor.attributes: maxProperties',
-  'post /external/live-chat/conversations visitor.externalId: not documented',
   'post /external/live-chat/conversations/:token/messages body: minLength',
 ];
 
