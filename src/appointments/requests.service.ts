@@ -14,7 +14,7 @@ export type { Appointment, AppointmentStatus } from './appointments.model.js';
 
 export const LOOKUP_LIMIT = 50;
 
-const looksLikeEmail = (value: string | undefined): value is string => !!value && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value);
+const looksLikeEmail = (value: string | null | undefined): value is string => !!value && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value);
 
 export async function createRequest(deps: Deps, workspace: Workspace, input: CreateRequestBody) {
   const settings = await assertBookable(deps, await getSettings(deps, workspace.id), input.requestedAt);
@@ -26,7 +26,7 @@ export async function createRequest(deps: Deps, workspace: Workspace, input: Cre
   const visitor = checked && 'verified' in checked ? checked.verified : null;
   const verified = visitor !== null;
   const name = visitor?.name?.trim() ? visitor.name.trim() : input.visitorName.trim();
-  const email = visitor && looksLikeEmail(visitor.email ?? undefined) ? visitor.email! : input.visitorEmail;
+  const email = visitor && looksLikeEmail(visitor.email) ? visitor.email : input.visitorEmail;
 
   const token = randomToken('ct_');
   const appointment = await appointmentStore(deps.db).create(
