@@ -234,7 +234,8 @@ describe('rate limits', () => {
   });
 
   test('one stale key sent again and again is one wrong key: 401 each time, no database work, counted once against the address', async () => {
-    const guarded = await startTestNode({ env: { AUTH_FAILURES_PER_MINUTE: '3', RATE_LIMIT_PER_MINUTE: '1000' } });
+    // An `api` node: no job polling, so every driver command it sends belongs to a request.
+    const guarded = await startTestNode({ env: { AUTH_FAILURES_PER_MINUTE: '3', RATE_LIMIT_PER_MINUTE: '1000', NODE_ROLE: 'api' } });
     try {
       const ws = await createWorkspace(guarded.url);
       const stale = `sk_stale${'s'.repeat(40)}`;
