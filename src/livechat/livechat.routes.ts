@@ -56,7 +56,7 @@ export const liveChatRoutes: RouteDef[] = [
     path: '/external/live-chat/config',
     summary: 'Widget config (publishable key)',
     description:
-      `${LOCALE_RULE} \`online\` is true while at least one team member holds an agent-console socket on any node, unless the ` +
+      `${LOCALE_RULE} \`online\` is true while at least one team member (owner or agent; an operator outside the team does not count) holds an agent-console socket on any node, unless the ` +
       'settings force it. Resolved live on every call. A deactivated or disabled plugin, an unknown or revoked publishable key, or ' +
       'no key at all answer 200 `{"enabled": false}`; a workspace API key (`sk_`) answers 401 `wrong_credential_kind`. ' +
       '`include=strings` (the widget asks for it) adds `strings`: the workspace\'s own wording of the widget\'s built-in strings ' +

@@ -1,7 +1,7 @@
 import type { Namespace, Socket } from 'socket.io';
 import type { Deps } from '../deps.js';
 import { liveSession } from '../auth/auth.service.js';
-import { accessWorkspace } from '../workspaces/members.service.js';
+import { accessWorkspace, isMember } from '../workspaces/members.service.js';
 import { AppError, fail } from '../shared/errors.js';
 import {
   NAMESPACES,
@@ -76,7 +76,9 @@ export function registerLiveChatSockets(deps: Deps): void {
     (async () => {
       const session = await liveSession(deps, token);
       if (!session) throw fail('invalid_session');
-      const { workspace } = await accessWorkspace(deps, session.user, workspaceId, 'agent');
+      const { workspace, role } = await accessWorkspace(deps, session.user, workspaceId, 'agent');
+      // An operator outside the team may watch and answer, but does not make the team look online.
+      socket.data.teamMember = role !== 'operator' || (await isMember(deps, workspace.id, session.user.id));
       socket.data.userId = session.user.id;
       socket.data.userName = session.user.name;
       socket.data.sessionId = session.sessionId;
@@ -120,7 +122,9 @@ export function registerLiveChatSockets(deps: Deps): void {
   });
   const watchExpiry = sessionExpiryWatch(deps);
   agentNs(deps).on('connection', (socket) => {
-    void socket.join([rooms.workspaceAgents(socket.data.workspaceId as string), rooms.session(socket.data.sessionId as string)]);
+    const workspaceId = socket.data.workspaceId as string;
+    const team = socket.data.teamMember ? [rooms.workspaceTeam(workspaceId)] : [];
+    void socket.join([rooms.workspaceAgents(workspaceId), rooms.session(socket.data.sessionId as string), ...team]);
     watchExpiry(socket);
     const memo = newTypingMemo();
     const agent = { workspaceId: socket.data.workspaceId as string, userId: socket.data.userId as string, name: socket.data.userName as string };
@@ -168,7 +172,7 @@ function sessionExpiryWatch(deps: Deps): (socket: Socket) => void {
  * answer is what this node knows (logged), so the widget config never hangs or fails.
  */
 export async function agentsOnline(deps: Deps, workspaceId: string): Promise<boolean> {
-  return anyoneIn(deps, agentNs(deps), rooms.workspaceAgents(workspaceId), { workspaceId });
+  return anyoneIn(deps, agentNs(deps), rooms.workspaceTeam(workspaceId), { workspaceId });
 }
 
 /** True while the visitor holds a widget socket of the conversation on any node (same fallbacks as `agentsOnline`). */

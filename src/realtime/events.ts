@@ -94,6 +94,8 @@ export interface ClientEvents {
 export const rooms = {
   conversation: (conversationId: string) => `conversation:${conversationId}`,
   workspaceAgents: (workspaceId: string) => `workspace-agents:${workspaceId}`,
+  /** The consoles of the workspace's team members only (not operators outside it): what `online` counts. */
+  workspaceTeam: (workspaceId: string) => `workspace-team:${workspaceId}`,
   /** The agent-console sockets opened with one admin session: ended together when it is revoked. */
   session: (sessionId: string) => `session:${sessionId}`,
 };

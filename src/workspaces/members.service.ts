@@ -43,6 +43,11 @@ export async function memberEmails(deps: Deps, workspaceId: string, role: Role):
   return users.flatMap((user) => (user ? [user.email] : []));
 }
 
+/** Whether the user belongs to the workspace's team (a membership of any role); operators need not. */
+export async function isMember(deps: Deps, workspaceId: string, userId: string): Promise<boolean> {
+  return (await membershipStore(deps.db).role(workspaceId, userId)) !== null;
+}
+
 /** Whether the user may work in the workspace: a member of it (any role) or an operator. */
 export async function canWorkIn(deps: Deps, workspaceId: string, userId: string): Promise<boolean> {
   const user = await findUser(deps, userId);

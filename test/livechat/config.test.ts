@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
 import { createWorkspace, eventually, request, startTestNode } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { activateChat, agentSocket, createAgent, PUT_DEFAULTS } from './support.js';
 import { WIDGET_STRING_KEYS } from '../../src/livechat/widget-strings.js';
+import { createUser } from '../../src/auth/auth.service.js';
 import { stringsFor } from '../../widget/src/strings.js';
 
 let node: HearthNode;
@@ -116,6 +118,25 @@ describe('GET /external/live-chat/config', () => {
 
     await activateChat(node.url, ws, { forceOnline: true });
     expect((await config(key)).body.online).toBe(true);
+  });
+
+  test('an operator outside the team, in the console, does not make it online; an operator who is a member does', async () => {
+    const ws = await createWorkspace(node.url);
+    const key = await activateChat(node.url, ws);
+    const email = `operator-${randomBytes(4).toString('hex')}@test.local`;
+    await createUser(node.deps, { email, name: 'Platform Support', password: 'support-password', isOperator: true });
+    const outsider = (await request(node.url, '/admin/auth/login', { body: { email, password: 'support-password' } })).body.token as string;
+    const watching = await agentSocket(node.url, outsider, ws.id);
+    try {
+      expect((await config(key)).body.online).toBe(false);
+      // ws.token is the operator who created the workspace: its owner, a member.
+      const owner = await agentSocket(node.url, ws.token, ws.id);
+      expect((await config(key)).body.online).toBe(true);
+      owner.close();
+      await eventually(async () => (await config(key)).body.online === false);
+    } finally {
+      watching.close();
+    }
   });
 });
 
