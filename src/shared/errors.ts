@@ -146,10 +146,18 @@ export function isAppError(error: unknown, name?: ErrorName): error is AppError 
   return error instanceof AppError && (name === undefined || error.errorName === name);
 }
 
-/** Zod issues as the spec's field list: one entry per failing field, dotted path. */
+/**
+ * Zod issues as the spec's field list: one entry per failing field, dotted path. Zod reports every check
+ * a value fails (a 250-character e-mail is both too long and not an address): one field's messages are
+ * joined into its one entry.
+ */
 export function issuesFromZod(issues: readonly { path: PropertyKey[]; message: string }[], prefix?: string): FieldIssue[] {
-  return issues.map((issue) => ({
-    path: [prefix, ...issue.path.map(String)].filter((part) => part !== undefined && part !== '').join('.'),
-    message: issue.message,
-  }));
+  const byPath = new Map<string, string[]>();
+  for (const issue of issues) {
+    const path = [prefix, ...issue.path.map(String)].filter((part) => part !== undefined && part !== '').join('.');
+    const messages = byPath.get(path) ?? [];
+    if (!messages.includes(issue.message)) messages.push(issue.message);
+    byPath.set(path, messages);
+  }
+  return [...byPath].map(([path, messages]) => ({ path, message: messages.join('; ') }));
 }

@@ -68,6 +68,10 @@ test('required fields, empty values, invalid e-mail and wrong types', async () =
   expectFieldIssue(await submit({ ...valid, message: '' }), 'message');
   expectFieldIssue(await submit({ ...valid, message: '   ' }), 'message');
   expectFieldIssue(await submit({ ...valid, email: 'not-an-email' }), 'email');
+  // A field failing two checks (no address, and too long) is still one entry, naming both.
+  const twice = await submit({ ...valid, email: 'x'.repeat(321) });
+  expectFieldIssue(twice, 'email');
+  expect(twice.body.issues[0].message).toContain('; ');
   expectFieldIssue(await submit({ ...valid, metadata: ['not', 'an', 'object'] }), 'metadata');
   expectFieldIssue(await submit({ ...valid, phone: 12345 }), 'phone');
   expect((await submit({ ...valid, name: 'x' })).status).toBe(201); // 1 char is the lower bound
