@@ -142,7 +142,8 @@ export const bootstrapSchema = z
 
 export const startConversationBody = z.object({
   visitorSessionId: z.string().min(1).max(120),
-  conversationToken: z.string().max(200).optional(),
+  // A token that matches no open conversation is ignored (a new one starts), whatever it looks like.
+  conversationToken: z.string().nullable().optional(),
   pageUrl: z.string().max(2000).optional(),
   referrer: z.string().max(2000).optional(),
   locale: localeSchema.optional(),

@@ -30,6 +30,12 @@ describe('POST /external/live-chat/conversations', () => {
       expect(res.status).toBe(201);
       expect(res.body.resumed).toBe(false);
     }
+    // A token that matches no open conversation is ignored, however long, odd or null: a new conversation.
+    for (const conversationToken of ['ct_unknown', `ct_${'x'.repeat(500)}`, null, '']) {
+      const res = await startChat(node.url, key, { conversationToken });
+      expect(res.status).toBe(201);
+      expect(res.body.resumed).toBe(false);
+    }
   });
 
   test('plugin not activated or disabled: 200 {enabled:false}; keys and body are checked', async () => {
