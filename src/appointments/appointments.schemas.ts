@@ -4,10 +4,20 @@ import { pageInfoSchema } from '../shared/paging.js';
 import { visitorIdentityField } from '../identity/identity.schemas.js';
 import { WEEKDAYS } from './settings.model.js';
 
-/** ISO 8601 date-time with `Z` or an offset; turned into a Date. */
-export const isoInstant = z.iso
-  .datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone, e.g. 2025-03-24T09:00:00Z' })
-  .transform((value) => new Date(value));
+const INSTANT_RULE = 'must be an ISO 8601 date-time with a time zone, e.g. 2025-03-24T09:00:00Z or 2025-03-24T11:00+02:00';
+
+/** ISO 8601 date-time with `Z` or an offset, with or without seconds; turned into a Date. */
+const zonedDateTime = z.union([z.iso.datetime({ offset: true }), z.iso.datetime({ offset: true, precision: -1 })], { error: INSTANT_RULE });
+export const isoInstant = zonedDateTime.transform((value) => new Date(value));
+
+/**
+ * A bound of an availability query: an instant, or a whole day (`YYYY-MM-DD`) of the workspace's time
+ * zone, which the service resolves (`from` a day: its start; `to` a day: its end).
+ */
+export type AvailabilityBound = { instant: Date } | { day: string };
+const availabilityBound = z.union([zonedDateTime, z.iso.date()], { error: `${INSTANT_RULE}, or a date such as 2025-03-24` }).transform(
+  (value): AvailabilityBound => (value.includes('T') ? { instant: new Date(value) } : { day: value }),
+);
 
 const STATUSES = ['PENDING', 'CONFIRMED', 'REJECTED', 'CANCELLED'] as const;
 export const statusSchema = z.enum(STATUSES);
@@ -64,13 +74,12 @@ export const appointmentSettingsSchema = z
 
 // --------------------------------------------------------------------------------- availability
 
-export const availabilityQuery = z
-  .object({
-    from: isoInstant.optional(),
-    to: isoInstant.optional(),
-    publishableKey: z.string().optional(),
-  })
-  .refine((q) => !q.from || !q.to || q.from.getTime() <= q.to.getTime(), { path: ['to'], message: 'must not be before from' });
+// A reversed range (`to` before `from`) is refused by the service, which knows the zone of a day.
+export const availabilityQuery = z.object({
+  from: availabilityBound.optional(),
+  to: availabilityBound.optional(),
+  publishableKey: z.string().optional(),
+});
 
 export const availabilitySchema = z
   .object({

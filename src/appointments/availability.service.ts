@@ -1,7 +1,8 @@
 import { DateTime } from 'luxon';
 import type { Deps } from '../deps.js';
 import { type Workspace } from '../workspaces/workspaces.service.js';
-import { fail, type ErrorName } from '../shared/errors.js';
+import { fail, invalid, type ErrorName } from '../shared/errors.js';
+import type { AvailabilityBound } from './appointments.schemas.js';
 import { appointmentStore, type Appointment } from './appointments.model.js';
 import { generateSlots, type Slot } from './appointments.slots.js';
 import { bookingRulesStore, type BookingRules } from './rules.model.js';
@@ -58,8 +59,20 @@ function conflicts(slot: Slot, taken: Appointment[], rules: BookingRules): boole
   return taken.some((a) => a.scheduledAt!.getTime() - rules.bufferBeforeMinutes * MINUTE < end && a.scheduledEnd!.getTime() + rules.bufferAfterMinutes * MINUTE > start);
 }
 
-export async function availability(deps: Deps, workspace: Workspace, from?: Date, to?: Date) {
+/** A query bound as an instant: a day of the workspace's zone starts at its midnight (`from`) or ends at the next (`to`). */
+function instantOf(bound: Date | AvailabilityBound | undefined, timezone: string, edge: 'start' | 'end'): Date | undefined {
+  if (!bound || bound instanceof Date) return bound;
+  if ('instant' in bound) return bound.instant;
+  const day = DateTime.fromISO(bound.day, { zone: timezone });
+  return (edge === 'start' ? day : day.plus({ days: 1 })).toJSDate();
+}
+
+export async function availability(deps: Deps, workspace: Workspace, fromBound?: Date | AvailabilityBound, toBound?: Date | AvailabilityBound) {
   const settings = await getSettings(deps, workspace.id);
+  const timezone = settings?.timezone ?? 'UTC';
+  const from = instantOf(fromBound, timezone, 'start');
+  const to = instantOf(toBound, timezone, 'end');
+  if (from && to && from.getTime() > to.getTime()) throw invalid([{ path: 'to', message: 'must not be before from' }]);
   const now = deps.clock.now();
   if (!settings || !settings.enabled) {
     const base = settings

@@ -311,6 +311,29 @@ describe('GET /external/appointments/availability', () => {
     expect(reversed.body.issues[0].path).toBe('to');
   });
 
+  test('from/to take any ISO 8601 instant with a zone, seconds or not, or a whole day of the workspace\'s zone', async () => {
+    const ws = await freshWorkspace({ timezone: 'Europe/Berlin', leadTimeHours: 0, bookingWindowDays: 7 });
+    const starts = (res: { body: { slots: { start: string }[] } }) => res.body.slots.map((slot) => slot.start);
+    // A day of Berlin, from its midnight to the next: 09:00-17:00 CEST is 07:00-15:00 UTC.
+    const day = await availability(ws.apiKey, '?from=2025-06-04&to=2025-06-04');
+    expect(day.status).toBe(200);
+    expect(day.body).toMatchObject({ windowStart: '2025-06-03T22:00:00.000Z', windowEnd: '2025-06-04T22:00:00.000Z' });
+    expect(starts(day)).toEqual(['07', '08', '09', '10', '11', '12', '13', '14'].map((hour) => `2025-06-04T${hour}:00:00.000Z`));
+    const minutes = await availability(ws.apiKey, `?from=${encodeURIComponent('2025-06-04T09:00+02:00')}&to=2025-06-04T10:00Z`);
+    expect(starts(minutes)).toEqual(['2025-06-04T07:00:00.000Z', '2025-06-04T08:00:00.000Z', '2025-06-04T09:00:00.000Z']);
+    // A booking may name its start without seconds too.
+    expect((await post(ws, visitorBody('2025-06-04T07:00Z'))).status).toBe(201);
+    for (const [query, path] of [
+      ['?from=2025-06-06&to=2025-06-04', 'to'],
+      ['?from=2025-06-04T09:00', 'from'],
+      ['?to=2025-06-31', 'to'],
+    ]) {
+      const res = await availability(ws.apiKey, query);
+      expect(res.status).toBe(400);
+      expect(res.body.issues[0].path).toBe(path);
+    }
+  });
+
   test('the publishable key reads availability; no key or an unknown key is 401', async () => {
     const ws = await freshWorkspace({ leadTimeHours: 0, bookingWindowDays: 1 });
     const pk = await rotateKey(node.deps, ws.id, 'publishable');
