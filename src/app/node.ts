@@ -21,6 +21,7 @@ import { bootstrapOperator } from '../auth/auth.service.js';
 import { pageExtras } from './pages.js';
 import { allRoutes } from './routes.js';
 import { fastPath } from '../http/fast-path.js';
+import { answerClientError } from '../http/errors.js';
 import { urlRedactor } from '../http/request-log.js';
 import { authenticateFromMemo } from '../access/authenticate.js';
 
@@ -132,6 +133,7 @@ export async function createNode(options: NodeOptions): Promise<HearthNode> {
   // Recording (test runs) needs Express's response object; the fast path steps aside then.
   const fast = options.fastPath !== false && !config.RECORD_RESPONSES_DIR;
   const server = createServer(fast ? fastPath(deps, routes, authenticateFromMemo, urlRedactor(routes), app) : app);
+  server.on('clientError', answerClientError);
   attachRealtime(realtime, server);
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
   if (config.NODE_ROLE !== 'api') {

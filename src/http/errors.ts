@@ -1,4 +1,6 @@
 import type { Response } from 'express';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { AppError } from '../shared/errors.js';
 import { isDatabaseUnavailable } from '../db/mongo.js';
 
@@ -46,4 +48,23 @@ export function sendError(res: Response, error: AppError): void {
     message: error.message,
     ...(error.issues ? { issues: error.issues } : {}),
   });
+}
+
+/**
+ * Faults Node's HTTP parser meets before any request exists (a malformed request line or header, headers
+ * over the limit, a request that never finished arriving): answered with the same JSON error body on the
+ * raw connection, which is then closed, instead of Node's bodiless default.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  const answered = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+  if (error.code === 'ECONNRESET' || !socket.writable || answered) {
+    socket.destroy();
+    return;
+  }
+  const appError = new AppError(error.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : 'bad_request');
+  const body = JSON.stringify({ code: appError.code, message: appError.message });
+  socket.end(
+    `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

@@ -17,6 +17,8 @@ export const ERRORS = {
   validation_failed: { status: 400, message: 'The request is invalid.' },
   malformed_json: { status: 400, message: 'The body is not valid JSON.' },
   bad_request: { status: 400, message: 'The request could not be read.' },
+  headers_too_large: { status: 431, message: 'The request headers are too large.' },
+  request_timeout: { status: 408, message: 'The request took too long to arrive.' },
   payload_too_large: { status: 413, message: 'The body is too large.' },
   unsupported_media_type: { status: 415, message: 'The body encoding or charset is not supported.' },
   malformed_path: { status: 400, message: 'The path is not validly percent-encoded.' },

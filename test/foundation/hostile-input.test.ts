@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
@@ -51,6 +52,27 @@ describe('framework faults a client causes are 4xx in the error shape', () => {
     expect([corrupt.status, corrupt.body.code]).toEqual([400, 'malformed_body']);
     const good = await post('/external/submissions', gzipSync(JSON.stringify(submission)), { 'Content-Encoding': 'gzip' });
     expect(good.status).toBe(201);
+  });
+
+  test('what the HTTP parser itself refuses (a malformed request line or header, headers over the limit) is 400 or 431 in the error shape', async () => {
+    const { port } = new URL(node.url);
+    const raw = (request: string) =>
+      new Promise<{ status: number; contentType: string; body: { code?: string; message?: string } }>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        socket.on('error', reject);
+        socket.on('close', () => {
+          const [head, body] = text.split('\r\n\r\n');
+          resolve({ status: Number(head.split(' ')[1]), contentType: /content-type: ([^\r]+)/i.exec(head)?.[1] ?? '', body: JSON.parse(body) });
+        });
+      });
+    for (const request of ['NONSENSE\r\n\r\n', 'GET /external/posts HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n']) {
+      const answer = await raw(request);
+      expect(answer).toEqual({ status: 400, contentType: 'application/json; charset=utf-8', body: { code: 'bad_request', message: expect.any(String) } });
+    }
+    const huge = await raw(`GET /external/posts HTTP/1.1\r\nHost: x\r\nX-Filler: ${'x'.repeat(20_000)}\r\n\r\n`);
+    expect([huge.status, huge.body.code]).toEqual([431, 'headers_too_large']);
   });
 
   test('an unsupported Content-Encoding or charset is 415', async () => {
