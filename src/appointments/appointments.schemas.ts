@@ -5,19 +5,27 @@ import { visitorIdentityField } from '../identity/identity.schemas.js';
 import { WEEKDAYS } from './settings.model.js';
 
 const INSTANT_RULE = 'must be an ISO 8601 date-time with a time zone, e.g. 2025-03-24T09:00:00Z or 2025-03-24T11:00+02:00';
+const withSeconds = z.iso.datetime({ offset: true });
+const toTheMinute = z.iso.datetime({ offset: true, precision: -1 });
+const isZonedDateTime = (value: string) => withSeconds.safeParse(value).success || toTheMinute.safeParse(value).success;
 
 /** ISO 8601 date-time with `Z` or an offset, with or without seconds; turned into a Date. */
-const zonedDateTime = z.union([z.iso.datetime({ offset: true }), z.iso.datetime({ offset: true, precision: -1 })], { error: INSTANT_RULE });
-export const isoInstant = zonedDateTime.transform((value) => new Date(value));
+export const isoInstant = z
+  .string()
+  .refine(isZonedDateTime, INSTANT_RULE)
+  .meta({ format: 'date-time' })
+  .transform((value) => new Date(value));
 
 /**
  * A bound of an availability query: an instant, or a whole day (`YYYY-MM-DD`) of the workspace's time
  * zone, which the service resolves (`from` a day: its start; `to` a day: its end).
  */
 export type AvailabilityBound = { instant: Date } | { day: string };
-const availabilityBound = z.union([zonedDateTime, z.iso.date()], { error: `${INSTANT_RULE}, or a date such as 2025-03-24` }).transform(
-  (value): AvailabilityBound => (value.includes('T') ? { instant: new Date(value) } : { day: value }),
-);
+const isoDay = z.iso.date();
+const availabilityBound = z
+  .string()
+  .refine((value) => isZonedDateTime(value) || isoDay.safeParse(value).success, `${INSTANT_RULE}, or a date such as 2025-03-24`)
+  .transform((value): AvailabilityBound => (value.includes('T') ? { instant: new Date(value) } : { day: value }));
 
 const STATUSES = ['PENDING', 'CONFIRMED', 'REJECTED', 'CANCELLED'] as const;
 export const statusSchema = z.enum(STATUSES);

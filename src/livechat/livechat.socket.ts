@@ -127,7 +127,7 @@ export function registerLiveChatSockets(deps: Deps): void {
     void socket.join([rooms.workspaceAgents(workspaceId), rooms.session(socket.data.sessionId as string), ...team]);
     watchExpiry(socket);
     const memo = newTypingMemo();
-    const agent = { workspaceId: socket.data.workspaceId as string, userId: socket.data.userId as string, name: socket.data.userName as string };
+    const agent = { workspaceId, userId: socket.data.userId as string, name: socket.data.userName as string };
     socket.on('typing', (payload) => {
       const input = typingInput.safeParse(payload);
       if (!input.success || !input.data.conversationId) return;

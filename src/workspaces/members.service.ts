@@ -52,5 +52,5 @@ export async function isMember(deps: Deps, workspaceId: string, userId: string):
 export async function canWorkIn(deps: Deps, workspaceId: string, userId: string): Promise<boolean> {
   const user = await findUser(deps, userId);
   if (!user) return false;
-  return user.isOperator || (await membershipStore(deps.db).role(workspaceId, userId)) !== null;
+  return user.isOperator || (await isMember(deps, workspaceId, userId));
 }
