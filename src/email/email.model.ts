@@ -1,5 +1,5 @@
 import { Schema, Types, type Connection } from 'mongoose';
-import { defineModel } from '../db/mongo.js';
+import { defineModel, nullOnDuplicate } from '../db/mongo.js';
 import { tenantScope } from '../db/tenant-store.js';
 import { isObjectIdHex } from '../shared/ids.js';
 
@@ -89,18 +89,26 @@ export function emailStore(db: Connection) {
   const model = Emails(db);
   const tenant = tenantScope(model);
   return {
-    async create(workspaceId: string, input: { to: string; subject: string; text: string; html: string; attachments?: MailAttachment[]; state: EmailState }): Promise<OutboxEmail> {
-      const doc = await model.create({
-        ...input,
-        attachments: input.attachments ?? [],
-        workspaceId: new Types.ObjectId(workspaceId),
-        attempts: 0,
-        lastError: null,
-        nextAttemptAt: null,
-        sentAt: null,
-        messageId: null,
-      });
-      return toEmail(doc.toObject());
+    /** With `id`, a mail of that id already in the outbox makes this a no-op (null): the unique `_id` decides. */
+    async create(
+      workspaceId: string,
+      input: { to: string; subject: string; text: string; html: string; attachments?: MailAttachment[]; state: EmailState },
+      id?: string,
+    ): Promise<OutboxEmail | null> {
+      const created = await nullOnDuplicate(() =>
+        model.create({
+          ...(id === undefined ? {} : { _id: new Types.ObjectId(id) }),
+          ...input,
+          attachments: input.attachments ?? [],
+          workspaceId: new Types.ObjectId(workspaceId),
+          attempts: 0,
+          lastError: null,
+          nextAttemptAt: null,
+          sentAt: null,
+          messageId: null,
+        }),
+      );
+      return created ? toEmail(created.toObject()) : null;
     },
     /** The send job's read: the job carries only the mail's id, whatever its workspace. */
     async byId(id: string): Promise<OutboxEmail | null> {

@@ -21,11 +21,14 @@ const EMAIL_MAX_WAIT_MS = 60 * 60 * 1000;
  * Stores the mail in the outbox and enqueues its send job. Never throws: SMTP trouble is the job's
  * to retry, and even a storage failure is logged rather than failing the request that caused the mail.
  * Without `SMTP_URL` the mail is kept as `unsent` (and logged); a worker started with SMTP sends it.
+ * `onceId` (24 hex digits) makes the mail its id: writers racing to send the same mail store it once.
  */
-export async function queueEmail(deps: Deps, workspaceId: string, mail: OutgoingMail): Promise<void> {
+export async function queueEmail(deps: Deps, workspaceId: string, mail: OutgoingMail, options: { onceId?: string } = {}): Promise<void> {
   try {
     const state = deps.config.SMTP_URL ? 'queued' : 'unsent';
-    const email = await emailStore(deps.db).create(workspaceId, { ...mail, state });
+    const email = await emailStore(deps.db).create(workspaceId, { ...mail, state }, options.onceId);
+    // A mail of this `onceId` is in the outbox already: the writer that made it queued it.
+    if (!email) return;
     if (state === 'unsent') {
       deps.logger.warn({ workspaceId, emailId: email.id, to: mail.to, subject: mail.subject }, 'SMTP_URL not set: e-mail kept in the outbox as unsent');
       return;

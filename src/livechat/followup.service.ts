@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.js';
+import { sha256Hex } from '../shared/crypto.js';
 import type { ChatMessage } from '../realtime/events.js';
 import { queueEmail } from '../email/email.service.js';
 import { chatReplyMail, chatTeamMail } from '../email/chat.templates.js';
@@ -99,6 +100,10 @@ export async function sendReplyMail(deps: Deps, data: ReplyMailJobData): Promise
     replies: named,
     pageUrl: pageLink(conversation.pageUrl),
   });
-  await queueEmail(deps, conversation.workspaceId, { to: conversation.visitorEmail, ...mail });
+  // Two runs of this job for one conversation (two replies enqueued it at once) read the same mark and make
+  // this same mail: its id comes from the mark, so the outbox keeps one. (A conditional update cannot decide
+  // the race on FerretDB, whose updates are a read and a write that two callers can interleave.)
+  const onceId = sha256Hex(`reply-mail:${conversation.id}:${conversation.visitorMailedUpToMs}`).slice(0, 24);
+  await queueEmail(deps, conversation.workspaceId, { to: conversation.visitorEmail, ...mail }, { onceId });
   await store.recordVisitorMail(conversation.workspaceId, conversation.id, new Date(replies.at(-1)!.createdAt).getTime(), deps.clock.now());
 }
