@@ -1,5 +1,6 @@
 import { Schema, Types, type Connection, type UpdateQuery } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
+import { claimOnce } from '../db/once.js';
 import { loadJson, storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
 import { parseObjectId } from '../shared/ids.js';
@@ -124,11 +125,22 @@ export function appointmentStore(db: Connection) {
   const model = Appointments(db);
   const scope = tenantScope(model);
   const one = (doc: AppointmentDoc | null) => (doc ? toAppointment(doc) : null);
-  /** A conditional state change of one appointment of the workspace; null when the condition no longer holds. */
+  /**
+   * A conditional state change of the appointment `filter` finds; null when the condition no longer holds.
+   * Each state (its status and move count) is left once: the first to claim leaving it changes it, racing
+   * callers get null as if the condition had failed (see `claimOnce`: on FerretDB a conditional update
+   * alone lets them all succeed).
+   */
+  const leaveState = async (filter: Record<string, unknown>, update: UpdateQuery<AppointmentDoc>) => {
+    const current = await model.findOne(filter).lean<AppointmentDoc>();
+    if (!current || !(await claimOnce(db, `appointment:${current._id.toHexString()}:${current.status}:${current.rescheduleCount ?? 0}`))) return null;
+    return one(await model.findOneAndUpdate(filter, update, { returnDocument: 'after' }).lean<AppointmentDoc>());
+  };
+  /** `leaveState` for one appointment of the workspace. */
   const transition = async (workspaceId: string, id: string, condition: Record<string, unknown>, update: UpdateQuery<AppointmentDoc>) => {
     const _id = parseObjectId(id);
     if (!_id) return null;
-    return one(await model.findOneAndUpdate(scope.filter(workspaceId, { _id, ...condition }), update, { returnDocument: 'after' }).lean<AppointmentDoc>());
+    return leaveState(scope.filter(workspaceId, { _id, ...condition }), update);
   };
   return {
     async create(workspaceId: string, input: Omit<NewAppointment, 'locale'> & { locale?: string | null }, cancellationTokenHash: string): Promise<Appointment> {
@@ -180,14 +192,9 @@ export function appointmentStore(db: Connection) {
     },
     /** PENDING -> CANCELLED through the token, atomically; null when no pending request holds it. */
     async cancelByToken(tokenHash: string, at: Date): Promise<Appointment | null> {
-      return one(
-        await model
-          .findOneAndUpdate(
-            { cancellationTokenHash: tokenHash, status: 'PENDING' },
-            { $set: { status: 'CANCELLED', cancellationTokenHash: null, consumedTokenHash: tokenHash, cancelledAt: at } },
-            { returnDocument: 'after' },
-          )
-          .lean<AppointmentDoc>(),
+      return leaveState(
+        { cancellationTokenHash: tokenHash, status: 'PENDING' },
+        { $set: { status: 'CANCELLED', cancellationTokenHash: null, consumedTokenHash: tokenHash, cancelledAt: at } },
       );
     },
     /** PENDING -> CONFIRMED; null when it is no longer pending (a concurrent cancel or response won). */

@@ -114,7 +114,9 @@ export async function cancelByToken(deps: Deps, token: string) {
     await publishAppointment(deps, 'appointment.cancelled', cancelled, 'visitor');
     return { id: cancelled.id, status: 'CANCELLED' as const };
   }
-  const used = (await store.byConsumedToken(hash)) ?? (await store.byLiveToken(hash));
-  if (used) throw fail('cancel_not_pending', `The request is ${used.status} and can no longer be cancelled.`);
+  // Live first: a racing cancel that won clears the live token and sets the consumed one in one write,
+  // so whichever lookup runs after that write finds it. Still PENDING means that cancel is under way.
+  const used = (await store.byLiveToken(hash)) ?? (await store.byConsumedToken(hash));
+  if (used) throw fail('cancel_not_pending', `The request is ${used.status === 'PENDING' ? 'CANCELLED' : used.status} and can no longer be cancelled.`);
   throw tokenNotFound();
 }

@@ -269,6 +269,27 @@ describe('cancellation token', () => {
     expect((await staff(node.url, ws, `/${booked.id}/confirm`)).status).toBe(409);
   });
 
+  test('one token sent to cancel five times at once cancels once: one 200, four 400 appointment_not_pending', async () => {
+    const ws = await freshWorkspace();
+    for (let round = 0; round < 3; round += 1) {
+      const booked = await book(node.url, ws, SLOT);
+      const answers = await Promise.all(Array.from({ length: 5 }, () => cancel(booked.cancellationToken)));
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400, 400, 400, 400]);
+      for (const refused of answers.filter((answer) => answer.status === 400)) expect(refused.body.code).toBe('appointment_not_pending');
+    }
+  });
+
+  test('a staff confirm and a visitor cancel at the same moment: exactly one of them happens', async () => {
+    const ws = await freshWorkspace();
+    for (let round = 0; round < 3; round += 1) {
+      const booked = await book(node.url, ws, SLOT);
+      const [confirmed, cancelled] = await Promise.all([staff(node.url, ws, `/${booked.id}/confirm`), cancel(booked.cancellationToken)]);
+      expect([confirmed.status === 200, cancelled.status === 200].filter(Boolean)).toHaveLength(1);
+      const view = (await request(node.url, `/admin/workspaces/${ws.id}/appointments/${booked.id}`, { token: ws.token })).body;
+      expect(view.status).toBe(confirmed.status === 200 ? 'CONFIRMED' : 'CANCELLED');
+    }
+  });
+
   test('confirm and decline revoke the token: read and cancel are 404', async () => {
     const ws = await freshWorkspace();
     const confirmed = await book(node.url, ws, SLOT);
