@@ -1,4 +1,5 @@
 import { Schema, Types, type Connection } from 'mongoose';
+import { claimOnce } from '../db/once.js';
 import { defineModel } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
@@ -336,7 +337,8 @@ export function conversationStore(db: Connection) {
     /** Closes an OPEN conversation; null when it was not OPEN (or not of this workspace). */
     async close(workspaceId: string, id: string, now: Date): Promise<Conversation | null> {
       const doc = await scope.byId(workspaceId, id);
-      if (!doc || doc.status !== 'OPEN') return null;
+      // A conversation closes once (it never reopens): of racing closes, the one that claims it closes it.
+      if (!doc || doc.status !== 'OPEN' || !(await claimOnce(db, `conversation:${id}:closed`))) return null;
       await setById(id, { status: 'CLOSED', closedAt: now, lastActivityAt: now });
       return toConversation({ ...doc, status: 'CLOSED', closedAt: now, lastActivityAt: now });
     },

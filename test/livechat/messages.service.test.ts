@@ -104,6 +104,21 @@ describe('visitor messages', () => {
     expect(polled.status).toBe('CLOSED');
     expect(polled.messages.map((m) => m.body)).toEqual(['before']);
   });
+
+  test('three closes at once close it once: one conversation.closed event, all three answer CLOSED', async () => {
+    const { ws, cid } = await chat();
+    const closedEvents: string[] = [];
+    const unsubscribe = services.deps.events.subscribe(async (event) => {
+      if (event.event === 'conversation.closed' && (event as { data?: { conversationId?: string } }).data?.conversationId === cid) closedEvents.push(event.event);
+    });
+    try {
+      const answers = await Promise.all([0, 1, 2].map(() => closeConversation(services.deps, ws.id, cid)));
+      expect(answers.map((answer) => answer.status)).toEqual(['CLOSED', 'CLOSED', 'CLOSED']);
+      expect(closedEvents).toEqual(['conversation.closed']);
+    } finally {
+      unsubscribe();
+    }
+  });
 });
 
 describe('reading', () => {
