@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.js';
+import { claimOnce } from '../db/once.js';
 import { emailStore, type MailAttachment, type OutboxEmail } from './email.model.js';
 
 export type { MailAttachment } from './email.model.js';
@@ -16,6 +17,8 @@ export const EMAIL_SEND_JOB = 'email.send';
 /** Attempts before a mail is marked `failed`; with the default 30 s base the schedule spans about 9 hours. */
 export const EMAIL_MAX_ATTEMPTS = 12;
 const EMAIL_MAX_WAIT_MS = 60 * 60 * 1000;
+/** How long one attempt's send claim holds: the send job's lock lifetime (email.jobs.ts), after which a crashed run is retried. */
+const SEND_CLAIM_WINDOW_MS = 60_000;
 
 /**
  * Stores the mail in the outbox and enqueues its send job. Never throws: SMTP trouble is the job's
@@ -71,6 +74,13 @@ export async function sendOutboxEmail(deps: Deps, transport: MailTransport | nul
     deps.logger.warn({ emailId }, 'SMTP_URL not set: e-mail kept in the outbox as unsent');
     return null;
   }
+  // Two runs of one send job at once (the queue's lock is a conditional update, which FerretDB lets two
+  // callers win) would both send: an attempt is sent once per window, and the run that loses looks again
+  // after the window. By then the mail is sent or has its retry, or its sender crashed mid-send and the
+  // claim of a new window lets this run send it: nothing is lost.
+  const now = deps.clock.now().getTime();
+  const window = Math.floor(now / SEND_CLAIM_WINDOW_MS);
+  if (!(await claimOnce(deps.db, `email-send:${email.id}:${email.attempts}:${window}`))) return new Date(now + SEND_CLAIM_WINDOW_MS);
   try {
     const info = await transport.sendMail({
       from: deps.config.MAIL_FROM,

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { createWorkspace, eventually, request, startTestNode } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
-import { queueEmail } from '../../src/email/email.service.js';
+import { queueEmail, sendOutboxEmail, type MailTransport } from '../../src/email/email.service.js';
+import { emailStore } from '../../src/email/email.model.js';
 import { startSmtp } from './smtp.js';
 
 let node: HearthNode;
@@ -83,4 +84,24 @@ test('the outbox lists newest first, per workspace, paginated with limit 1..100'
     expect(res.body.code).toBe('validation_failed');
   }
   expect((await request(node.url, `/admin/workspaces/${ws.id}/emails`)).status).toBe(401);
+});
+
+test('three runs of one send job at once send the mail once; the others look again later', async () => {
+  const ws = await createWorkspace(node.url);
+  const email = (await emailStore(node.deps.db).create(ws.id, { ...mail('once@example.com', 'Sent once'), state: 'queued' }))!;
+  const sent: string[] = [];
+  const transport: MailTransport = {
+    async sendMail(message) {
+      sent.push(message.to);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return { messageId: `<m${sent.length}@test>` };
+    },
+  };
+  const next = await Promise.all([0, 1, 2].map(() => sendOutboxEmail(node.deps, transport, email.id)));
+  expect(sent).toEqual(['once@example.com']);
+  expect(next.filter((at) => at === null)).toHaveLength(1);
+  for (const later of next.filter((at) => at !== null)) expect(later!.getTime()).toBeGreaterThan(Date.now());
+  // Looking again finds it sent: nothing more is sent.
+  expect(await sendOutboxEmail(node.deps, transport, email.id)).toBeNull();
+  expect(sent).toHaveLength(1);
 });
