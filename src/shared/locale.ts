@@ -1,3 +1,7 @@
+/** A BCP 47 language tag as Hearth accepts one (`en`, `de-CH`, `zh-Hant-TW`): server schemas and the widget. */
+export const LOCALE_TAG = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
+export const LOCALE_TAG_MAX_LENGTH = 35;
+
 /** The primary language subtag of a BCP 47 tag, lower-cased (`de-CH` -> `de`); '' for none. */
 function primaryLanguage(tag: string | null | undefined): string {
   return (tag ?? '').split(/[-_]/)[0].toLowerCase();

@@ -1,10 +1,8 @@
 import { z } from 'zod';
+import { LOCALE_TAG, LOCALE_TAG_MAX_LENGTH } from '../shared/locale.js';
 
 /** BCP47 language tag (e.g. `en`, `de-CH`, `zh-Hant-TW`), at most 35 characters. */
-export const localeSchema = z
-  .string()
-  .max(35)
-  .regex(/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/, 'must be a BCP47 language tag such as "en" or "de-CH"');
+export const localeSchema = z.string().max(LOCALE_TAG_MAX_LENGTH).regex(LOCALE_TAG, 'must be a BCP47 language tag such as "en" or "de-CH"');
 
 export { jsonObjectSchema } from '../shared/json-object.js';
 import { jsonObjectSchema } from '../shared/json-object.js';
