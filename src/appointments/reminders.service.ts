@@ -1,9 +1,9 @@
 import type { Deps } from '../deps.js';
+import { claimOnce } from '../db/once.js';
 import { findWorkspace } from '../workspaces/workspaces.service.js';
 import { appointmentStore, type Appointment } from './appointments.model.js';
 import { getBookingRules } from './availability.service.js';
 import { visitorMail } from './mail.service.js';
-import { reminderClaims } from './reminders.model.js';
 
 export const REMINDER_JOB = 'appointments.reminder';
 
@@ -59,8 +59,9 @@ export async function sendReminder(deps: Deps, data: ReminderJobData): Promise<v
   const start = new Date(data.start);
   if (!appointment || appointment.status !== 'CONFIRMED' || appointment.scheduledAt?.getTime() !== start.getTime()) return;
   if (start <= deps.clock.now()) return;
-  const key = `${data.appointmentId}|${data.start}|${data.minutes}`;
-  if (!(await reminderClaims(deps.db).claim(data.workspaceId, key, deps.clock.now()))) return;
+  // Once per (appointment, start, offset), whichever worker runs it: the claim, not a field on the appointment,
+  // which a move of that same document could race with.
+  if (!(await claimOnce(deps.db, `reminder:${data.appointmentId}|${data.start}|${data.minutes}`))) return;
   const workspace = await findWorkspace(deps, data.workspaceId);
   if (!workspace) return;
   // The manage token is stored hashed only, so the reminder points to the confirmation mail's link instead of repeating it.
