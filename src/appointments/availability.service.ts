@@ -60,14 +60,14 @@ function conflicts(slot: Slot, taken: Appointment[], rules: BookingRules): boole
 }
 
 /** A query bound as an instant: a day of the workspace's zone starts at its midnight (`from`) or ends at the next (`to`). */
-function instantOf(bound: Date | AvailabilityBound | undefined, timezone: string, edge: 'start' | 'end'): Date | undefined {
-  if (!bound || bound instanceof Date) return bound;
+function instantOf(bound: AvailabilityBound | undefined, timezone: string, edge: 'start' | 'end'): Date | undefined {
+  if (!bound) return undefined;
   if ('instant' in bound) return bound.instant;
   const day = DateTime.fromISO(bound.day, { zone: timezone });
   return (edge === 'start' ? day : day.plus({ days: 1 })).toJSDate();
 }
 
-export async function availability(deps: Deps, workspace: Workspace, fromBound?: Date | AvailabilityBound, toBound?: Date | AvailabilityBound) {
+export async function availability(deps: Deps, workspace: Workspace, fromBound?: AvailabilityBound, toBound?: AvailabilityBound) {
   const settings = await getSettings(deps, workspace.id);
   const timezone = settings?.timezone ?? 'UTC';
   const from = instantOf(fromBound, timezone, 'start');

@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 const slotsOf = (workspace: Workspace, from?: string, to?: string) =>
-  availability(services.deps, workspace, from ? new Date(from) : undefined, to ? new Date(to) : undefined);
+  availability(services.deps, workspace, from ? { instant: new Date(from) } : undefined, to ? { instant: new Date(to) } : undefined);
 const fresh = async () => (await newWorkspace(services.deps)).workspace;
 
 describe('DST changes', () => {

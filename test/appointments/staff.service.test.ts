@@ -27,7 +27,7 @@ async function freshWorkspace(): Promise<Workspace> {
 
 const at = (iso: string) => new Date(iso);
 const book = (ws: Workspace, requestedAt: string, extra?: { visitorPhone?: string; visitorMessage?: string }) => bookService(services.deps, ws, requestedAt, extra);
-const freeStartsOn3June = async (ws: Workspace) => slotStarts(await availability(services.deps, ws, undefined, at('2025-06-03T23:59:00Z')));
+const freeStartsOn3June = async (ws: Workspace) => slotStarts(await availability(services.deps, ws, undefined, { instant: at('2025-06-03T23:59:00Z') }));
 
 test('list: newest first, filtered by status, paginated', async () => {
   const ws = await freshWorkspace();
