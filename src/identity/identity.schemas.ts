@@ -16,6 +16,14 @@ export const visitorIdentitySchema = z
 
 export type VisitorIdentity = z.infer<typeof visitorIdentitySchema>;
 
+/** A visitor identity that verified (`checkVisitorIdentity`): its fields as given, absent ones null. */
+export interface VerifiedVisitor {
+  externalId: string;
+  name: string | null;
+  email: string | null;
+  attributes: Record<string, string> | null;
+}
+
 /** What an identity that breaks the schema is read as: an empty `externalId`, which never verifies. */
 const UNREADABLE_IDENTITY: VisitorIdentity = Object.freeze({ externalId: '' });
 

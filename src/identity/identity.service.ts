@@ -2,7 +2,7 @@ import type { Deps } from '../deps.js';
 import { constantTimeEqual, hmacSha256Hex } from '../shared/crypto.js';
 import { revealKey } from '../credentials/credentials.service.js';
 import { identitySecretStore } from './identity.model.js';
-import { visitorIdentitySchema } from './identity.schemas.js';
+import { visitorIdentitySchema, type VerifiedVisitor } from './identity.schemas.js';
 
 /** The fixed context of the derived signing secret (versioned, per the spec). */
 export const IDENTITY_CONTEXT = 'service:live-chat:identity:v1';
@@ -47,14 +47,6 @@ export async function verifyIdentityToken(deps: Deps, workspaceId: string, exter
   let valid = false;
   for (const secret of secrets) valid = constantTimeEqual(signIdentity(secret, externalId), presented) || valid;
   return valid;
-}
-
-/** A visitor identity that verified: its fields as given, absent ones null. */
-export interface VerifiedVisitor {
-  externalId: string;
-  name: string | null;
-  email: string | null;
-  attributes: Record<string, string> | null;
 }
 
 /**

@@ -7,6 +7,7 @@ import { constantTimeEqual } from '../shared/crypto.js';
 import type { PageRequest } from '../shared/paging.js';
 import type { ChatMessage, ConversationStatus } from '../realtime/events.js';
 import type { Sender } from './messages.model.js';
+import type { VerifiedVisitor } from '../identity/identity.schemas.js';
 
 export interface Conversation {
   id: string;
@@ -161,13 +162,6 @@ function toConversation(doc: ConversationDoc): Conversation {
   };
 }
 
-export interface VerifiedIdentity {
-  externalId: string;
-  name: string | null;
-  email: string | null;
-  attributes: Record<string, string> | null;
-}
-
 /** Visitor fields a message offers; each is only set while the conversation does not know it yet. */
 export interface VisitorFills {
   visitorName?: string;
@@ -183,7 +177,7 @@ export interface NewConversation {
   pageUrl: string | null;
   referrer: string | null;
   locale: string | null;
-  identity: VerifiedIdentity | null;
+  identity: VerifiedVisitor | null;
 }
 
 const oid = (id: string) => new Types.ObjectId(id);
@@ -254,7 +248,7 @@ export function conversationStore(db: Connection) {
      * The verified name, e-mail and attributes replace what the visitor typed; ones the identity leaves
      * out keep what the conversation already knows.
      */
-    async attachIdentity(workspaceId: string, id: string, identity: VerifiedIdentity): Promise<Conversation | null> {
+    async attachIdentity(workspaceId: string, id: string, identity: VerifiedVisitor): Promise<Conversation | null> {
       const doc = await model
         .findOneAndUpdate(
           scope.filter(workspaceId, { _id: oid(id), identityVerified: false }),

@@ -3,7 +3,8 @@ import { type Workspace } from '../workspaces/workspaces.service.js';
 import { randomToken, sha256Hex } from '../shared/crypto.js';
 import { fail } from '../shared/errors.js';
 import { checkVisitorIdentity } from '../identity/identity.service.js';
-import { conversationStore, newConversationId, type Conversation, type VerifiedIdentity } from './conversations.model.js';
+import type { VerifiedVisitor } from '../identity/identity.schemas.js';
+import { conversationStore, newConversationId, type Conversation } from './conversations.model.js';
 import type { StartConversationBody } from './livechat.schemas.js';
 import { activeSettings, localized } from './settings.service.js';
 import { push } from './livechat.socket.js';
@@ -16,7 +17,7 @@ export type { Conversation } from './conversations.model.js';
 export const conversationToken = (conversationId: string) => randomToken(`ct_${conversationId}_`);
 
 /** A verified identity, or null (anonymous). A failed verification is logged with the workspace id. */
-async function verifiedIdentity(deps: Deps, workspaceId: string, visitor: unknown): Promise<VerifiedIdentity | null> {
+async function verifiedIdentity(deps: Deps, workspaceId: string, visitor: unknown): Promise<VerifiedVisitor | null> {
   const checked = await checkVisitorIdentity(deps, workspaceId, visitor);
   if (checked && 'failure' in checked) {
     deps.logger.warn({ workspaceId, reason: checked.failure }, 'live chat: visitor identity not verified; conversation starts anonymously');
