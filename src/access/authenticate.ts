@@ -10,6 +10,7 @@ import { findWorkspace } from '../workspaces/workspaces.service.js';
 import { accessWorkspace } from '../workspaces/members.service.js';
 import type { KeyPrincipal } from './principals.js';
 import { credentialsTag, sessionTag, userTag, workspaceTag } from '../cache/caches.js';
+import { ByteLru } from '../cache/lru.js';
 import './principals.js';
 
 function header(req: Request, name: string): string | undefined {
@@ -43,7 +44,7 @@ const failureKeyOf = (ip: string | undefined) => `auth-fail:ip:${ip}`;
 const failureKey = (req: Request) => failureKeyOf(req.ip);
 
 /**
- * Unknown keys are counted per client address (each distinct one once a minute, see `isUnknownLately`);
+ * Unknown keys are counted per client address (each distinct one once a minute, see `unknownLately`);
  * past `AUTH_FAILURES_PER_MINUTE` that address gets 429 before any key it sends is looked up, so guessing
  * keys is throttled whatever key each guess carries.
  */
@@ -82,19 +83,14 @@ function resolveKeyRemembered(deps: Deps, key: string, memoKey: string) {
  * not locked out by one site's mistake. A key never becomes known later: keys are minted at random.
  */
 const UNKNOWN_LATELY_MS = 60_000;
+/** Keys remembered as unknown at most (each counts 1 against the LRU's byte bound). */
 const UNKNOWN_LATELY_MAX = 10_000;
-const unknownLatelyOf = new WeakMap<Deps, Map<string, number>>();
+const unknownLatelyOf = new WeakMap<Deps, ByteLru<true>>();
 
-function isUnknownLately(deps: Deps, memoKey: string): boolean {
-  const until = unknownLatelyOf.get(deps)?.get(memoKey);
-  return until !== undefined && until > deps.clock.now().getTime();
-}
-
-function noteUnknown(deps: Deps, memoKey: string): void {
+function unknownLately(deps: Deps): ByteLru<true> {
   let unknown = unknownLatelyOf.get(deps);
-  if (!unknown) unknownLatelyOf.set(deps, (unknown = new Map()));
-  if (unknown.size >= UNKNOWN_LATELY_MAX) unknown.clear();
-  unknown.set(memoKey, deps.clock.now().getTime() + UNKNOWN_LATELY_MS);
+  if (!unknown) unknownLatelyOf.set(deps, (unknown = new ByteLru<true>({ maxBytes: UNKNOWN_LATELY_MAX, ttlMs: UNKNOWN_LATELY_MS, now: () => deps.clock.now().getTime() })));
+  return unknown;
 }
 
 /**
@@ -122,11 +118,11 @@ async function resolveWorkspaceCredential(deps: Deps, req: Request, mode: AuthMo
   if (kind && !accepted.includes(kind)) throw fail('wrong_credential_kind');
   await refuseWhileGuessing(deps, req);
   const memoKey = keyMemo(key);
-  const unknownLately = isUnknownLately(deps, memoKey);
-  const resolved = unknownLately ? null : await resolveKeyRemembered(deps, key, memoKey);
+  const knownUnknown = unknownLately(deps).get(memoKey) === true;
+  const resolved = knownUnknown ? null : await resolveKeyRemembered(deps, key, memoKey);
   if (!resolved) {
-    if (!unknownLately) {
-      noteUnknown(deps, memoKey);
+    if (!knownUnknown) {
+      unknownLately(deps).set(memoKey, true, 1);
       await countFailure(deps, req);
     }
     if (lenient) return anonymous;
