@@ -6,6 +6,7 @@ import type { Connection } from 'mongoose';
 import type { Config } from '../config/config.js';
 import { connectMongo, convertHexStringsToObjectIds, ensureIndexes } from '../db/mongo.js';
 import { connectRedis } from '../db/redis.js';
+import { attachDocumentLocks } from '../db/document-locks.js';
 import { EventBus, isContentEvent } from '../events/events.js';
 import { Caches } from '../cache/caches.js';
 import { createApp, type AppOptions } from './create-app.js';
@@ -63,6 +64,7 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
   const clock = options.clock ?? systemClock;
   const db = await connectMongo(config.MONGODB_URI, config.MONGODB_DB);
   const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL, logger) : undefined;
+  await attachDocumentLocks(db, { redis, logger });
   const realtime = await createRealtime({ logger, redis });
   const jobs = createJobQueue(db, logger, { processEvery: options.jobsProcessEvery });
   const cache = await Caches.start(redis, logger, { contentMaxBytes: config.CONTENT_CACHE_MB * 1024 * 1024, contentTtlMs: config.CONTENT_CACHE_TTL_SECONDS * 1000 });

@@ -1,6 +1,5 @@
 import { Schema, Types, type Connection, type UpdateQuery } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
-import { claimOnce } from '../db/once.js';
 import { loadJson, storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
 import { parseObjectId } from '../shared/ids.js';
@@ -127,14 +126,16 @@ export function appointmentStore(db: Connection) {
   const one = (doc: AppointmentDoc | null) => (doc ? toAppointment(doc) : null);
   /**
    * A conditional state change of the appointment `filter` finds; null when the condition no longer holds.
-   * Each state (its status and move count) is left once: the first to claim leaving it changes it, racing
-   * callers get null as if the condition had failed (see `claimOnce`: on FerretDB a conditional update
-   * alone lets them all succeed).
+   * One transition of the appointment (`document-locks.ts`): the condition is checked and the change
+   * written with no other writer of it in between, so of racing confirms, cancels and moves one wins and
+   * the others see its result.
    */
   const leaveState = async (filter: Record<string, unknown>, update: UpdateQuery<AppointmentDoc>) => {
-    const current = await model.findOne(filter).lean<AppointmentDoc>();
-    if (!current || !(await claimOnce(db, `appointment:${current._id.toHexString()}:${current.status}:${current.rescheduleCount ?? 0}`))) return null;
-    return one(await model.findOneAndUpdate(filter, update, { returnDocument: 'after' }).lean<AppointmentDoc>());
+    const found = await model.findOne(filter, { _id: 1 }).lean<{ _id: Types.ObjectId }>();
+    if (!found) return null;
+    return scope.transition(found._id.toHexString(), async () =>
+      one(await model.findOneAndUpdate({ ...filter, _id: found._id }, update, { returnDocument: 'after' }).lean<AppointmentDoc>()),
+    );
   };
   /** `leaveState` for one appointment of the workspace. */
   const transition = async (workspaceId: string, id: string, condition: Record<string, unknown>, update: UpdateQuery<AppointmentDoc>) => {

@@ -58,6 +58,16 @@ export async function pingMongo(db: Connection): Promise<boolean> {
   }
 }
 
+/**
+ * True for an engine that is up but cannot take the command now: FerretDB on SQLite answers `SQLITE_BUSY`
+ * ("database is locked") when writers queue longer than its busy timeout. Retried after a moment it goes
+ * through, so it is a 503 with `Retry-After`, not a fault.
+ */
+export function isEngineBusy(error: unknown): boolean {
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' && /SQLITE_BUSY|database is locked/i.test(message);
+}
+
 /** True for a unique-index violation (duplicate key, code 11000). */
 export function isDuplicateKeyError(error: unknown): boolean {
   return (error as { code?: number } | null)?.code === 11000;

@@ -1,5 +1,6 @@
 import { Types, type Model, type QueryFilter, type UpdateQuery } from 'mongoose';
 import { isObjectIdHex } from '../shared/ids.js';
+import { documentWrites } from './document-locks.js';
 import { offsetOf, type PageRequest } from '../shared/paging.js';
 
 /** A stored document of one workspace. */
@@ -19,10 +20,15 @@ type Sort = Record<string, 1 | -1>;
 export function tenantScope<D extends TenantDoc>(model: Model<D>) {
   const scoped = (workspaceId: string, filter: QueryFilter<D> = {}): QueryFilter<D> =>
     ({ ...filter, workspaceId: new Types.ObjectId(workspaceId) }) as QueryFilter<D>;
+  const guarded = documentWrites(model);
   const owns = (workspaceId: string, doc: D | null): D | null => (doc && doc.workspaceId.toHexString() === workspaceId ? doc : null);
 
   return {
     filter: scoped,
+    /** Runs `work` as the only writer of the document with this id (see `document-locks.ts`). */
+    transition: guarded.transition,
+    /** One write of the document with this id, guarded where the engine needs it (see `document-locks.ts`). */
+    write: guarded.write,
 
     async byId(workspaceId: string, id: string): Promise<D | null> {
       if (!isObjectIdHex(id) || !isObjectIdHex(workspaceId)) return null;
@@ -55,16 +61,18 @@ export function tenantScope<D extends TenantDoc>(model: Model<D>) {
       return model.countDocuments(scoped(workspaceId, filter));
     },
 
-    /** Updates the workspace's document with this id; null when there is none. */
-    async updateById(workspaceId: string, id: string, update: UpdateQuery<D>): Promise<D | null> {
+    /** Updates the workspace's document with this id (a guarded write); null when there is none. */
+    async updateById(workspaceId: string, id: string, update: UpdateQuery<D>, condition: QueryFilter<D> = {}): Promise<D | null> {
       if (!isObjectIdHex(id)) return null;
-      return model.findOneAndUpdate(scoped(workspaceId, { _id: id } as QueryFilter<D>), update, { returnDocument: 'after' }).lean<D>();
+      return guarded.write(id, () =>
+        model.findOneAndUpdate(scoped(workspaceId, { ...condition, _id: id } as QueryFilter<D>), update, { returnDocument: 'after' }).lean<D>(),
+      );
     },
 
     /** True when the workspace had a document with this id. */
     async deleteById(workspaceId: string, id: string): Promise<boolean> {
       if (!isObjectIdHex(id)) return false;
-      const result = await model.deleteOne(scoped(workspaceId, { _id: id } as QueryFilter<D>));
+      const result = await guarded.write(id, () => model.deleteOne(scoped(workspaceId, { _id: id } as QueryFilter<D>)));
       return result.deletedCount === 1;
     },
   };

@@ -1,4 +1,5 @@
 import type { Model, QueryFilter, UpdateQuery } from 'mongoose';
+import { documentWrites } from './document-locks.js';
 import { tenantScope, type TenantDoc } from './tenant-store.js';
 
 /** The stored fields of a workspace document, without its keys. */
@@ -12,6 +13,8 @@ export type WorkspaceDocFields<D extends TenantDoc> = Partial<Omit<D, '_id' | 'w
  */
 export function workspaceDocument<D extends TenantDoc>(model: Model<D>) {
   const scope = tenantScope(model);
+  // The one document of a workspace is locked by the workspace id: its filter never names the `_id`.
+  const { write: guarded } = documentWrites(model);
   return {
     get(workspaceId: string): Promise<D | null> {
       return scope.findOne(workspaceId, {});
@@ -19,19 +22,19 @@ export function workspaceDocument<D extends TenantDoc>(model: Model<D>) {
 
     /** Sets the fields, creating the document on the workspace's first save; the document as saved. */
     async set(workspaceId: string, fields: WorkspaceDocFields<D>): Promise<D> {
-      const saved = await model
-        .findOneAndUpdate(scope.filter(workspaceId), { $set: fields } as UpdateQuery<D>, { upsert: true, returnDocument: 'after' })
-        .lean<D>();
+      const saved = await guarded(workspaceId, () =>
+        model.findOneAndUpdate(scope.filter(workspaceId), { $set: fields } as UpdateQuery<D>, { upsert: true, returnDocument: 'after' }).lean<D>(),
+      );
       return saved!;
     },
 
     /** Sets one field only while it is still null: a first-time stamp that later saves never move. */
     async setIfNull<K extends keyof WorkspaceDocFields<D> & string>(workspaceId: string, field: K, value: D[K]): Promise<void> {
-      await model.updateOne(scope.filter(workspaceId, { [field]: null } as QueryFilter<D>), { $set: { [field]: value } } as UpdateQuery<D>);
+      await guarded(workspaceId, () => model.updateOne(scope.filter(workspaceId, { [field]: null } as QueryFilter<D>), { $set: { [field]: value } } as UpdateQuery<D>));
     },
 
     async remove(workspaceId: string): Promise<void> {
-      await model.deleteOne(scope.filter(workspaceId));
+      await guarded(workspaceId, () => model.deleteOne(scope.filter(workspaceId)));
     },
   };
 }

@@ -128,24 +128,26 @@ export function emailStore(db: Connection) {
       return docs.map(toEmail);
     },
     async setQueued(id: string): Promise<void> {
-      await model.updateOne({ _id: id, state: 'unsent' }, { $set: { state: 'queued' } });
+      await tenant.write(id, () => model.updateOne({ _id: id, state: 'unsent' }, { $set: { state: 'queued' } }));
     },
     async recordAttempt(
       id: string,
       outcome: { state: EmailState; error: string | null; nextAttemptAt: Date | null; sentAt?: Date | null; messageId?: string | null },
     ): Promise<void> {
-      await model.updateOne(
-        { _id: id },
-        {
-          $inc: { attempts: 1 },
-          $set: {
-            state: outcome.state,
-            lastError: outcome.error,
-            nextAttemptAt: outcome.nextAttemptAt,
-            sentAt: outcome.sentAt ?? null,
-            messageId: outcome.messageId ?? null,
+      await tenant.write(id, () =>
+        model.updateOne(
+          { _id: id },
+          {
+            $inc: { attempts: 1 },
+            $set: {
+              state: outcome.state,
+              lastError: outcome.error,
+              nextAttemptAt: outcome.nextAttemptAt,
+              sentAt: outcome.sentAt ?? null,
+              messageId: outcome.messageId ?? null,
+            },
           },
-        },
+        ),
       );
     },
   };

@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { AppError } from '../shared/errors.js';
-import { isDatabaseUnavailable } from '../db/mongo.js';
+import { isDatabaseUnavailable, isEngineBusy } from '../db/mongo.js';
 
 /** Framework faults a client can cause (body-parser, the router, zlib), as they arrive here. */
 interface FrameworkError {
@@ -14,15 +14,17 @@ interface FrameworkError {
 }
 
 const DATABASE_RETRY_AFTER_SECONDS = 5;
+const ENGINE_BUSY_RETRY_AFTER_SECONDS = 1;
 
 /**
  * The HTTP edge of the error catalogue: any thrown value becomes an `AppError`. Whatever a client
- * caused (unreadable paths and bodies, bad encodings) stays a 4xx; an unreachable database is a 503 with
- * `Retry-After`; anything else is null (an internal error).
+ * caused (unreadable paths and bodies, bad encodings) stays a 4xx; an unreachable or busy database is a 503
+ * with `Retry-After`; anything else is null (an internal error).
  */
 export function toAppError(error: unknown, bodyLimitKb: number): AppError | null {
   if (error instanceof AppError) return error;
   if (isDatabaseUnavailable(error)) return new AppError('database_unavailable', undefined, { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS });
+  if (isEngineBusy(error)) return new AppError('engine_busy', undefined, { retryAfterSeconds: ENGINE_BUSY_RETRY_AFTER_SECONDS });
   const framework = error as FrameworkError | null;
   switch (framework?.type) {
     case 'entity.parse.failed':

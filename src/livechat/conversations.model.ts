@@ -1,5 +1,4 @@
 import { Schema, Types, type Connection } from 'mongoose';
-import { claimOnce } from '../db/once.js';
 import { defineModel } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
@@ -193,6 +192,10 @@ export function conversationStore(db: Connection) {
   const scope = tenantScope(model);
   const byPrimaryKey = (id: string) => model.findOne({ _id: oid(id) }).lean<ConversationDoc>();
   const setById = (id: string, fields: Partial<ConversationDoc>) => model.updateOne({ _id: oid(id) }, { $set: fields });
+  // Every write of a conversation is guarded (`document-locks.ts`): the read-then-write summaries and cursors
+  // where the engine needs it, the status changes always (a close must not be undone by a message's write).
+  const write = <T>(id: string, work: () => Promise<T>) => scope.write(id, work);
+  const transition = <T>(id: string, work: () => Promise<T>) => scope.transition(id, work);
   return {
     async create(workspaceId: string, input: NewConversation, now: Date): Promise<Conversation> {
       const doc = await model.create({
@@ -249,8 +252,8 @@ export function conversationStore(db: Connection) {
      * out keep what the conversation already knows.
      */
     async attachIdentity(workspaceId: string, id: string, identity: VerifiedVisitor): Promise<Conversation | null> {
-      const doc = await model
-        .findOneAndUpdate(
+      const doc = await transition(id, () =>
+        model.findOneAndUpdate(
           scope.filter(workspaceId, { _id: oid(id), identityVerified: false }),
           {
             $set: {
@@ -262,8 +265,8 @@ export function conversationStore(db: Connection) {
             },
           },
           { returnDocument: 'after' },
-        )
-        .lean<ConversationDoc>();
+        ).lean<ConversationDoc>(),
+      );
       return doc ? toConversation(doc) : null;
     },
     /** `q`: a case-insensitive substring of the visitor's name or e-mail, matched literally (no pattern syntax). */
@@ -288,26 +291,30 @@ export function conversationStore(db: Connection) {
      * conditional update would be no more atomic and scans the collection.
      */
     async recordMessage(workspaceId: string, id: string, message: ChatMessage, seq: number, fills: VisitorFills = {}): Promise<void> {
-      const createdAt = new Date(message.createdAt);
-      const doc = await scope.byId(workspaceId, id);
-      if (!doc) return;
-      const fields: Partial<ConversationDoc> = {};
-      if (doc.lastMessageAtMs < createdAt.getTime()) {
-        Object.assign(fields, {
-          lastMessage: { id: message.id, sender: message.sender, body: message.body, createdAt },
-          lastMessageAtMs: createdAt.getTime(),
-          lastSeq: seq,
-          lastActivityAt: createdAt,
-        });
-      }
-      for (const field of ['visitorName', 'visitorEmail'] as const) if (fills[field] && !doc[field]) fields[field] = fills[field];
-      if (Object.keys(fields).length > 0) await setById(id, fields);
+      await write(id, async () => {
+        const createdAt = new Date(message.createdAt);
+        const doc = await scope.byId(workspaceId, id);
+        if (!doc) return;
+        const fields: Partial<ConversationDoc> = {};
+        if (doc.lastMessageAtMs < createdAt.getTime()) {
+          Object.assign(fields, {
+            lastMessage: { id: message.id, sender: message.sender, body: message.body, createdAt },
+            lastMessageAtMs: createdAt.getTime(),
+            lastSeq: seq,
+            lastActivityAt: createdAt,
+          });
+        }
+        for (const field of ['visitorName', 'visitorEmail'] as const) if (fills[field] && !doc[field]) fields[field] = fills[field];
+        if (Object.keys(fields).length > 0) await setById(id, fields);
+      });
     },
     async assign(workspaceId: string, id: string, userId: string | null): Promise<boolean> {
-      const doc = await scope.byId(workspaceId, id);
-      if (!doc) return false;
-      await setById(id, { assigneeUserId: userId ? oid(userId) : null });
-      return true;
+      return write(id, async () => {
+        const doc = await scope.byId(workspaceId, id);
+        if (!doc) return false;
+        await setById(id, { assigneeUserId: userId ? oid(userId) : null });
+        return true;
+      });
     },
     /**
      * Moves a side's read cursor forward (never back); true when it moved. Read then write by `_id`: two
@@ -315,26 +322,35 @@ export function conversationStore(db: Connection) {
      * message for a moment is harmless, and the next mark fixes it.
      */
     async advanceRead(workspaceId: string, id: string, side: 'readByVisitor' | 'readByTeam', cursor: ReadCursor): Promise<boolean> {
-      const doc = await scope.byId(workspaceId, id);
-      if (!doc) return false;
-      const current = doc[side];
-      if (current?.createdAt && current.createdAt.getTime() >= cursor.createdAt.getTime()) return false;
-      await setById(id, { [side]: cursor });
-      return true;
+      return write(id, async () => {
+        const doc = await scope.byId(workspaceId, id);
+        if (!doc) return false;
+        const current = doc[side];
+        if (current?.createdAt && current.createdAt.getTime() >= cursor.createdAt.getTime()) return false;
+        await setById(id, { [side]: cursor });
+        return true;
+      });
     },
     /** Records that the visitor was mailed the AGENT messages up to `upToMs`. */
     async recordVisitorMail(workspaceId: string, id: string, upToMs: number, at: Date): Promise<void> {
-      const doc = await scope.byId(workspaceId, id);
-      if (!doc) return;
-      await setById(id, { visitorMailedUpToMs: Math.max(upToMs, doc.visitorMailedUpToMs ?? 0), visitorMailedAt: at });
+      await write(id, async () => {
+        const doc = await scope.byId(workspaceId, id);
+        if (!doc) return;
+        await setById(id, { visitorMailedUpToMs: Math.max(upToMs, doc.visitorMailedUpToMs ?? 0), visitorMailedAt: at });
+      });
     },
-    /** Closes an OPEN conversation; null when it was not OPEN (or not of this workspace). */
+    /**
+     * Closes an OPEN conversation, as one transition: of racing closes the first closes it, the others find
+     * it CLOSED. Null when it was not OPEN (or not of this workspace).
+     */
     async close(workspaceId: string, id: string, now: Date): Promise<Conversation | null> {
-      const doc = await scope.byId(workspaceId, id);
-      // A conversation closes once (it never reopens): of racing closes, the one that claims it closes it.
-      if (!doc || doc.status !== 'OPEN' || !(await claimOnce(db, `conversation:${id}:closed`))) return null;
-      await setById(id, { status: 'CLOSED', closedAt: now, lastActivityAt: now });
-      return toConversation({ ...doc, status: 'CLOSED', closedAt: now, lastActivityAt: now });
+      return transition(id, async () => {
+        const doc = await scope.byId(workspaceId, id);
+        if (!doc || doc.status !== 'OPEN') return null;
+        await setById(id, { status: 'CLOSED', closedAt: now, lastActivityAt: now });
+        const stored = await scope.byId(workspaceId, id);
+        return stored ? toConversation(stored) : null;
+      });
     },
   };
 }

@@ -98,7 +98,6 @@ export async function closeConversation(deps: Deps, workspaceId: string, convers
     push.status(deps, workspaceId, conversation.id, 'CLOSED');
     await publishConversation(deps, 'conversation.closed', closed);
   }
-  const answer = await getConversation(deps, workspaceId, conversation.id);
-  // A close that lost the race to another may read before the winner's write lands: that close is under way.
-  return answer.status === 'CLOSED' ? answer : { ...answer, status: 'CLOSED' as const };
+  // A close that lost the race ran after the winner's (a transition): it reads the stored CLOSED.
+  return getConversation(deps, workspaceId, conversation.id);
 }

@@ -1,4 +1,5 @@
 import { Schema, Types, type Connection } from 'mongoose';
+import { documentWrites } from '../db/document-locks.js';
 import { defineModel } from '../db/mongo.js';
 
 interface PostGroupDoc {
@@ -26,17 +27,19 @@ const groupKey = (workspaceId: string, translationGroupId: string) => `${workspa
 /** The post ids of each translation group (`post_groups`), read by `_id` only. */
 export function postGroupStore(db: Connection) {
   const groups = PostGroups(db);
+  // Two translations created at once both add to one entry: on FerretDB only one add survives unguarded.
+  const { write: guarded } = documentWrites(groups);
   return {
     /** Adds posts to the group's entry (before the posts are stored). */
     async join(workspaceId: string, translationGroupId: string, postIds: string[]): Promise<void> {
-      await groups.updateOne(
-        { _id: groupKey(workspaceId, translationGroupId) },
-        { $set: { workspaceId: new Types.ObjectId(workspaceId) }, $addToSet: { postIds: { $each: postIds } } },
-        { upsert: true },
+      const key = groupKey(workspaceId, translationGroupId);
+      await guarded(key, () =>
+        groups.updateOne({ _id: key }, { $set: { workspaceId: new Types.ObjectId(workspaceId) }, $addToSet: { postIds: { $each: postIds } } }, { upsert: true }),
       );
     },
     async leave(workspaceId: string, translationGroupId: string, postId: string): Promise<void> {
-      await groups.updateOne({ _id: groupKey(workspaceId, translationGroupId) }, { $pull: { postIds: postId } });
+      const key = groupKey(workspaceId, translationGroupId);
+      await guarded(key, () => groups.updateOne({ _id: key }, { $pull: { postIds: postId } }));
     },
     /** The post ids listed for the group (unchecked: the caller reads each post). */
     async members(workspaceId: string, translationGroupId: string): Promise<string[]> {

@@ -1,4 +1,5 @@
 import { Schema, Types, type Connection } from 'mongoose';
+import { documentWrites } from '../db/document-locks.js';
 import { defineModel, isDuplicateKeyError } from '../db/mongo.js';
 
 interface PostSlugDoc {
@@ -26,6 +27,8 @@ const slugKey = (workspaceId: string, locale: string, slug: string) => `${worksp
 /** Which post holds each published slug (`post_slugs`), by `_id` only; the key carries the workspace. */
 export function postSlugStore(db: Connection) {
   const slugs = PostSlugs(db);
+  // A conditional update is a compare-and-set only under the entry's lock on FerretDB (`document-locks.ts`).
+  const { write: guarded } = documentWrites(slugs);
   return {
     /** False when an entry for this slug exists already. */
     async insert(workspaceId: string, locale: string, slug: string, postId: string): Promise<boolean> {
@@ -47,12 +50,14 @@ export function postSlugStore(db: Connection) {
     },
     /** Moves the entry from `fromPostId` to `toPostId`; false when it no longer names `fromPostId`. */
     async handOver(workspaceId: string, locale: string, slug: string, fromPostId: string, toPostId: string): Promise<boolean> {
-      const taken = await slugs.updateOne({ _id: slugKey(workspaceId, locale, slug), postId: fromPostId }, { $set: { postId: toPostId } });
+      const key = slugKey(workspaceId, locale, slug);
+      const taken = await guarded(key, () => slugs.updateOne({ _id: key, postId: fromPostId }, { $set: { postId: toPostId } }));
       return taken.modifiedCount === 1;
     },
     /** Drops the entry if `postId` still holds it. */
     async release(workspaceId: string, locale: string, slug: string, postId: string): Promise<void> {
-      await slugs.deleteOne({ _id: slugKey(workspaceId, locale, slug), postId });
+      const key = slugKey(workspaceId, locale, slug);
+      await guarded(key, () => slugs.deleteOne({ _id: key, postId }));
     },
   };
 }

@@ -58,6 +58,8 @@ interface PostBase {
   state: PostState;
   publishedAt: Date | null;
   lastPublishedHash: string | null;
+  /** Bumped by every change of the post (draft save, publish, unpublish): its `ETag`. */
+  version: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -99,6 +101,7 @@ export interface PostDoc extends ContentDoc {
   pub: ContentDoc | null;
   publishedAt: Date | null;
   lastPublishedHash: string | null;
+  version?: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -128,6 +131,7 @@ const postSchema = new Schema<PostDoc>(
     pub: { type: new Schema(contentFields, { _id: false }), default: null },
     publishedAt: { type: Date, default: null },
     lastPublishedHash: { type: String, default: null },
+    version: { type: Number, default: 0 },
   },
   { timestamps: true, collection: 'posts' },
 );
@@ -176,6 +180,18 @@ function fromContent(content: PostFields): ContentDoc {
   };
 }
 
+/** The stored fields of the content fields a patch names (bodies excluded: they live apart). */
+function fromPatch(patch: Partial<PostContent>): Partial<ContentDoc> {
+  const set: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === undefined || field === 'contentMarkdown' || field === 'contentHtml') continue;
+    if (field === 'customConfig') set.customConfigJson = storeJson(value) ?? '{}';
+    else if (field === 'jsonLd') set.jsonLdJson = storeJson(value);
+    else set[field] = value;
+  }
+  return set as Partial<ContentDoc>;
+}
+
 const bodyOf = (content: PostContent): PostBody => ({ contentMarkdown: content.contentMarkdown, contentHtml: content.contentHtml });
 
 /** Field order of the answers: as `PostContent` declares it (bodies between `customConfig` and `jsonLd`). */
@@ -197,6 +213,7 @@ function toHead(doc: PostDoc): PostHead {
     published: doc.pub ? toFields(doc.pub) : null,
     publishedAt: doc.publishedAt ?? null,
     lastPublishedHash: doc.lastPublishedHash ?? null,
+    version: doc.version ?? 0,
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
   };
@@ -331,12 +348,22 @@ export function postStore(db: Connection) {
       const { docs, total } = await scope.page(workspaceId, query, { _id: -1 }, request);
       return { items: await withBodies(workspaceId, docs.map(toHead)), total };
     },
-    /** null when missing, `'taken'` when the slug clashes. */
-    async updateDraft(workspaceId: string, id: string, draft: PostContent): Promise<Post | null | 'taken'> {
+    /**
+     * Runs `work` as the only writer of the post (see `document-locks.ts`): every change of a post is such
+     * a transition, so it reads what is stored and no other save, publish or delete lands in between.
+     */
+    exclusive<T>(id: string, work: () => Promise<T>): Promise<T> {
+      return scope.transition(id, work);
+    },
+    /**
+     * Writes the draft fields `patch` names, and only those (with `body`, the draft body as it now is);
+     * null when missing, `'taken'` when the slug clashes.
+     */
+    async updateDraft(workspaceId: string, id: string, patch: Partial<PostContent>, body: PostBody | null): Promise<Post | null | 'taken'> {
       try {
-        const doc = await scope.updateById(workspaceId, id, { $set: fromContent(draft) });
+        const doc = await scope.updateById(workspaceId, id, { $set: fromPatch(patch), $inc: { version: 1 } });
         if (!doc) return null;
-        await bodies.write(workspaceId, id, 'draft', bodyOf(draft));
+        if (body) await bodies.write(workspaceId, id, 'draft', body);
         return withBodiesOne(doc);
       } catch (error) {
         if (isDuplicateKeyError(error)) return 'taken';
@@ -346,20 +373,21 @@ export function postStore(db: Connection) {
     /** The published body is written before the snapshot that goes with it. */
     async setPublished(workspaceId: string, id: string, snapshot: PostContent, publishedAt: Date, hash: string): Promise<Post | null> {
       await bodies.write(workspaceId, id, 'published', bodyOf(snapshot));
-      const doc = await scope.updateById(workspaceId, id, { $set: { state: 'PUBLISHED', pub: fromContent(snapshot), publishedAt, lastPublishedHash: hash } });
+      const doc = await scope.updateById(workspaceId, id, {
+        $set: { state: 'PUBLISHED', pub: fromContent(snapshot), publishedAt, lastPublishedHash: hash },
+        $inc: { version: 1 },
+      });
       return doc ? withBodiesOne(doc) : null;
     },
     /** Moves PUBLISHED to UNPUBLISHED; null when the post was not published (nothing changed). */
     async unpublish(workspaceId: string, id: string): Promise<Post | null> {
-      const doc = await model
-        .findOneAndUpdate(scope.filter(workspaceId, { _id: new Types.ObjectId(id), state: 'PUBLISHED' }), { $set: { state: 'UNPUBLISHED' } }, { returnDocument: 'after' })
-        .lean<PostDoc>();
+      const doc = await scope.updateById(workspaceId, id, { $set: { state: 'UNPUBLISHED' }, $inc: { version: 1 } }, { state: 'PUBLISHED' });
       return doc ? withBodiesOne(doc) : null;
     },
     /** Deletes the post, then its bodies, group membership and published slug entry. */
     async remove(workspaceId: string, id: string): Promise<PostHead | null> {
       if (!isObjectIdHex(id)) return null;
-      const doc = await model.findOneAndDelete(scope.filter(workspaceId, { _id: new Types.ObjectId(id) })).lean<PostDoc>();
+      const doc = await scope.write(id, () => model.findOneAndDelete(scope.filter(workspaceId, { _id: new Types.ObjectId(id) })).lean<PostDoc>());
       if (!doc) return null;
       const head = toHead(doc);
       await Promise.all([

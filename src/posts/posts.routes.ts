@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IF_MATCH_NOTE, VERSION_MISMATCH, ifMatchVersions, versioned } from '../http/versioned.js';
 import { conditionalGet, CONDITIONAL_GET_NOTE, NOT_MODIFIED } from '../http/conditional-get.js';
 import { route, type RouteDef } from '../http/route.js';
 import { categorySchema } from '../categories/categories.schemas.js';
@@ -44,7 +45,7 @@ const SCHEDULING = [
 
 /** 200 with the post for a change made now, 202 with the schedule entry for a later one. */
 function publicationReply(outcome: PublicationOutcome) {
-  return 'scheduled' in outcome ? { status: 202, body: toScheduleEntry(outcome.scheduled) } : { body: toAdminPost(outcome.post) };
+  return 'scheduled' in outcome ? { status: 202, body: toScheduleEntry(outcome.scheduled) } : versioned(toAdminPost(outcome.post));
 }
 
 /** The public reads; `GET /external/categories` too: it lists the categories published posts use. */
@@ -163,7 +164,7 @@ export const postRoutes: RouteDef[] = [
     params: widParams,
     body: createPostBody,
     responses: { 201: { description: 'The draft.', schema: adminPostSchema }, 400: 'Invalid body.', 409: 'Slug taken or translation exists.' },
-    handle: async ({ deps, workspace, body }) => ({ status: 201, body: toAdminPost(await createPost(deps, workspace, body)) }),
+    handle: async ({ deps, workspace, body }) => versioned(toAdminPost(await createPost(deps, workspace, body)), 201),
   }),
   route({
     method: 'get',
@@ -173,20 +174,20 @@ export const postRoutes: RouteDef[] = [
     auth: 'member',
     params: postParams,
     responses: { 200: { description: 'The post.', schema: adminPostSchema }, 404: 'No such post.' },
-    handle: async ({ deps, workspace, params }) => ({ body: toAdminPost(await getPost(deps, workspace, params.pid)) }),
+    handle: async ({ deps, workspace, params }) => versioned(toAdminPost(await getPost(deps, workspace, params.pid))),
   }),
   route({
     method: 'patch',
     path: '/admin/workspaces/:wid/posts/:pid',
     summary: 'Edit the draft',
-    description: `Changes only the draft: nothing changes publicly until publish. \`type\`, \`locale\` and \`canonicalSlug\` are fixed at creation (unknown fields are 400). New markdown without HTML re-renders the HTML. ${SLUG_RULE} ${OWNER_ONLY}`,
+    description: `Changes only the draft: nothing changes publicly until publish. \`type\`, \`locale\` and \`canonicalSlug\` are fixed at creation (unknown fields are 400). New markdown without HTML re-renders the HTML. ${SLUG_RULE}\n\n${IF_MATCH_NOTE}\n\n${OWNER_ONLY}`,
     tags: adminTags,
     auth: 'member',
     role: 'owner',
     params: postParams,
     body: patchPostBody,
-    responses: { 200: { description: 'The post.', schema: adminPostSchema }, 400: 'Invalid body.', 404: 'No such post.', 409: 'Slug taken.' },
-    handle: async ({ deps, workspace, params, body }) => ({ body: toAdminPost(await editDraft(deps, workspace, params.pid, body)) }),
+    responses: { 200: { description: 'The post.', schema: adminPostSchema }, 400: 'Invalid body.', 404: 'No such post.', 409: 'Slug taken.', 412: VERSION_MISMATCH },
+    handle: async ({ deps, req, workspace, params, body }) => versioned(toAdminPost(await editDraft(deps, workspace, params.pid, body, ifMatchVersions(req)))),
   }),
   route({
     method: 'post',

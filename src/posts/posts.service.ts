@@ -114,31 +114,52 @@ export async function listPostsAdmin(
   return { items, pageInfo: pageInfoOf(request, total) };
 }
 
-export async function editDraft(deps: Deps, workspace: Workspace, id: string, patch: PostPatch): Promise<Post> {
+/**
+ * Saves the fields `patch` names and only those, as one transition of the post: with `ifMatch` (the
+ * versions the editor last saw, from `If-Match`), only while the post is still at one of them, else 412
+ * `version_mismatch` carrying the current version. The answer is the post as stored.
+ */
+export async function editDraft(deps: Deps, workspace: Workspace, id: string, patch: PostPatch, ifMatch?: readonly number[]): Promise<Post> {
   const posts = postStore(deps.db);
-  const post = await getPost(deps, workspace, id);
   await checkCategory(deps, workspace.id, patch.categoryId);
-  if (patch.slug !== undefined && patch.slug !== post.draft.slug && (await posts.slugUsedByOther(workspace.id, post.locale, patch.slug, post.id))) {
-    throw fail('post_slug_taken');
+  return posts.exclusive(id, async () => {
+    const post = await getPost(deps, workspace, id);
+    requireVersion(post, ifMatch);
+    if (patch.slug !== undefined && patch.slug !== post.draft.slug && (await posts.slugUsedByOther(workspace.id, post.locale, patch.slug, post.id))) {
+      throw fail('post_slug_taken');
+    }
+    const fields: Partial<PostContent> = {};
+    for (const [field, value] of Object.entries(patch)) {
+      if (value !== undefined && field !== 'contentHtml') (fields as Record<string, unknown>)[field] = value;
+    }
+    // Clearing the HTML while markdown stays re-renders it from the markdown.
+    const markdown = patch.contentMarkdown !== undefined ? patch.contentMarkdown : patch.contentHtml === null ? post.draft.contentMarkdown : undefined;
+    const html = resolveHtml(markdown, patch.contentHtml);
+    if (html !== undefined) fields.contentHtml = html;
+    const bodyChanged = fields.contentMarkdown !== undefined || fields.contentHtml !== undefined;
+    const body = bodyChanged ? { contentMarkdown: fields.contentMarkdown !== undefined ? fields.contentMarkdown : post.draft.contentMarkdown, contentHtml: fields.contentHtml !== undefined ? fields.contentHtml : post.draft.contentHtml } : null;
+    const updated = await posts.updateDraft(workspace.id, post.id, fields, body);
+    if (updated === null) throw fail('post_not_found');
+    if (updated === 'taken') throw fail('post_slug_taken');
+    return updated;
+  });
+}
+
+/** 412 unless the post is at one of the versions the caller names (no names: any version). */
+export function requireVersion(post: Post, ifMatch: readonly number[] | undefined): void {
+  if (ifMatch && !ifMatch.includes(post.version)) {
+    throw fail('version_mismatch', `The post is at version ${post.version} (ETag "${post.version}"), not the one If-Match names; reload it and retry.`);
   }
-  const draft: PostContent = { ...post.draft };
-  for (const [field, value] of Object.entries(patch)) {
-    if (value !== undefined && field !== 'contentHtml') (draft as unknown as Record<string, unknown>)[field] = value;
-  }
-  // Clearing the HTML while markdown stays re-renders it from the markdown.
-  const markdown = patch.contentMarkdown !== undefined ? patch.contentMarkdown : patch.contentHtml === null ? post.draft.contentMarkdown : undefined;
-  const html = resolveHtml(markdown, patch.contentHtml);
-  if (html !== undefined) draft.contentHtml = html;
-  const updated = await posts.updateDraft(workspace.id, post.id, draft);
-  if (updated === null) throw fail('post_not_found');
-  if (updated === 'taken') throw fail('post_slug_taken');
-  return updated;
 }
 
 export async function deletePost(deps: Deps, workspace: Workspace, id: string): Promise<void> {
-  const removed = await postStore(deps.db).remove(workspace.id, id);
-  if (!removed) throw fail('post_not_found');
-  await announceDeletion(deps, workspace, removed);
+  const posts = postStore(deps.db);
+  const removed = await posts.exclusive(id, async () => {
+    const gone = await posts.remove(workspace.id, id);
+    if (!gone) throw fail('post_not_found');
+    await announceDeletion(deps, workspace, gone);
+    return gone;
+  });
   // Navigations leave out items of deleted posts: one pointing at an unpublished translation of a published
   // article showed until now (a published post was announced above).
   if (removed.state !== 'PUBLISHED') await deps.cache.invalidateWorkspace(workspace.id);
@@ -155,6 +176,7 @@ export function toAdminPost(post: Post) {
     ...post.draft,
     publishedAt: post.publishedAt ? post.publishedAt.toISOString() : null,
     hasUnpublishedChanges: hasUnpublishedChanges(post),
+    version: post.version,
     published: post.published,
     createdAt: post.createdAt.toISOString(),
     updatedAt: post.updatedAt.toISOString(),

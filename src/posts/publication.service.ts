@@ -46,39 +46,46 @@ async function loadPost(deps: Deps, workspace: Workspace, id: string): Promise<P
 /**
  * Copies the draft to the public snapshot. `publishedAt` is re-stamped (and `post.published` emitted) on
  * the first publish, after an unpublish, and when the content hash differs from the last publish; a
- * republish of identical content changes nothing and emits nothing.
+ * republish of identical content changes nothing and emits nothing. One transition of the post: of
+ * concurrent publishes of one draft the first publishes, the others find it published and answer the same.
  */
 export async function publishPost(deps: Deps, workspace: Workspace, id: string): Promise<{ post: Post; changed: boolean }> {
-  const published = publishedPostStore(deps.db);
-  const post = await loadPost(deps, workspace, id);
-  const hash = contentHash(post.draft);
-  if (post.state === 'PUBLISHED' && post.lastPublishedHash === hash) return { post, changed: false };
-  // The published slug is claimed in `post_slugs` (unique by `_id`) before the snapshot refers to it.
-  if (!(await published.claimSlug(workspace.id, post.locale, post.draft.slug, post.id))) {
-    throw fail('published_slug_taken');
-  }
-  const now = deps.clock.now();
-  const updated = await postStore(deps.db).setPublished(workspace.id, post.id, post.draft, now, hash);
-  if (!updated) {
-    await published.releaseSlug(workspace.id, post.locale, post.draft.slug, post.id);
-    throw fail('post_not_found');
-  }
-  // The previous snapshot's slug is released once the new snapshot is stored.
-  if (post.published && post.published.slug !== post.draft.slug) await published.releaseSlug(workspace.id, post.locale, post.published.slug, post.id);
-  await recordChange(deps, workspace.id, { id: post.id, slug: post.draft.slug, locale: post.locale }, 'published');
-  await deps.events.publish(postEvent('post.published', workspace, updated, now));
-  return { post: updated, changed: true };
+  const posts = postStore(deps.db);
+  return posts.exclusive(id, async () => {
+    const published = publishedPostStore(deps.db);
+    const post = await loadPost(deps, workspace, id);
+    const hash = contentHash(post.draft);
+    if (post.state === 'PUBLISHED' && post.lastPublishedHash === hash) return { post, changed: false };
+    // The published slug is claimed in `post_slugs` (unique by `_id`) before the snapshot refers to it.
+    if (!(await published.claimSlug(workspace.id, post.locale, post.draft.slug, post.id))) {
+      throw fail('published_slug_taken');
+    }
+    const now = deps.clock.now();
+    const updated = await posts.setPublished(workspace.id, post.id, post.draft, now, hash);
+    if (!updated) {
+      await published.releaseSlug(workspace.id, post.locale, post.draft.slug, post.id);
+      throw fail('post_not_found');
+    }
+    // The previous snapshot's slug is released once the new snapshot is stored.
+    if (post.published && post.published.slug !== post.draft.slug) await published.releaseSlug(workspace.id, post.locale, post.published.slug, post.id);
+    await recordChange(deps, workspace.id, { id: post.id, slug: post.draft.slug, locale: post.locale }, 'published');
+    await deps.events.publish(postEvent('post.published', workspace, updated, now));
+    return { post: updated, changed: true };
+  });
 }
 
 /** Idempotent: unpublishing a post that is not published changes nothing and emits nothing. */
 export async function unpublishPost(deps: Deps, workspace: Workspace, id: string): Promise<Post> {
-  const post = await loadPost(deps, workspace, id);
-  if (post.state !== 'PUBLISHED') return post;
-  const updated = await postStore(deps.db).unpublish(workspace.id, post.id);
-  if (!updated) return loadPost(deps, workspace, id);
-  await recordChange(deps, workspace.id, { id: post.id, slug: (post.published ?? post.draft).slug, locale: post.locale }, 'unpublished');
-  await deps.events.publish(postEvent('post.unpublished', workspace, updated, deps.clock.now()));
-  return updated;
+  const posts = postStore(deps.db);
+  return posts.exclusive(id, async () => {
+    const post = await loadPost(deps, workspace, id);
+    if (post.state !== 'PUBLISHED') return post;
+    const updated = await posts.unpublish(workspace.id, post.id);
+    if (!updated) return loadPost(deps, workspace, id);
+    await recordChange(deps, workspace.id, { id: post.id, slug: (post.published ?? post.draft).slug, locale: post.locale }, 'unpublished');
+    await deps.events.publish(postEvent('post.unpublished', workspace, updated, deps.clock.now()));
+    return updated;
+  });
 }
 
 /**

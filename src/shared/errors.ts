@@ -28,6 +28,9 @@ export const ERRORS = {
   rate_limited: { status: 429, message: 'Too many requests; retry later.' },
   service_unavailable: { status: 503, message: 'The service is temporarily unavailable; retry shortly.' },
   database_unavailable: { status: 503, message: 'The database is unreachable; retry shortly.' },
+  engine_busy: { status: 503, message: 'The database is busy; retry shortly.' },
+  write_busy: { status: 503, message: 'This item is being changed by another request; retry shortly.' },
+  version_mismatch: { status: 412, message: 'The item changed since you read it (If-Match does not name its current version); reload it and retry.' },
   internal_error: { status: 500, message: 'Something went wrong on our side.' },
 
   // Credentials and sessions

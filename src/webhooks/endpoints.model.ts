@@ -124,13 +124,13 @@ export function endpointStore(db: Connection) {
     },
     /** Sets `failingSince` only if it is not set yet (several nodes may see failures at once). */
     async markFailing(id: string, since: Date): Promise<void> {
-      await model.updateOne({ _id: id, failingSince: null }, { $set: { failingSince: since } });
+      await tenant.write(id, () => model.updateOne({ _id: id, failingSince: null }, { $set: { failingSince: since } }));
     },
     async markHealthy(id: string): Promise<void> {
-      await model.updateOne({ _id: id }, { $set: { failingSince: null } });
+      await tenant.write(id, () => model.updateOne({ _id: id }, { $set: { failingSince: null } }));
     },
     async disableIfEnabled(id: string, reason: string, now: Date): Promise<void> {
-      await model.updateOne({ _id: id, enabled: true }, { $set: { enabled: false, disabledAt: now, disabledReason: reason, updatedAt: now } });
+      await tenant.write(id, () => model.updateOne({ _id: id, enabled: true }, { $set: { enabled: false, disabledAt: now, disabledReason: reason, updatedAt: now } }));
     },
     /**
      * True for the one caller (of any node) that records the disabling of this failing period: the

@@ -1,4 +1,5 @@
 import { Schema, Types, type Connection } from 'mongoose';
+import { documentWrites } from '../db/document-locks.js';
 import { defineModel, nullOnDuplicate } from '../db/mongo.js';
 import { storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
@@ -156,7 +157,7 @@ export function deliveryStore(db: Connection) {
     },
     /** Written by the attempt that read the delivery by its id; the id alone identifies it. */
     async recordAttempt(id: string, attempt: DeliveryAttempt, next: { state: DeliveryState; nextAttemptAt: Date | null; finalReason: string | null }): Promise<void> {
-      await model.updateOne({ _id: id }, { $push: { attempts: attempt }, $set: next });
+      await documentWrites(model).write(id, () => model.updateOne({ _id: id }, { $push: { attempts: attempt }, $set: next }));
     },
     /** Finished deliveries created before `cutoff`, all workspaces. */
     async pruneOlderThan(cutoff: Date): Promise<number> {
@@ -185,21 +186,21 @@ export function deliveryStore(db: Connection) {
  */
 export function leaseStore(db: Connection) {
   const model = Leases(db);
+  // The conditional updates below are compare-and-sets only under the lease's lock on FerretDB.
+  const { write: guarded } = documentWrites(model);
   return {
     async acquire(workspaceId: string, holder: string, ttlMs: number): Promise<boolean> {
       const now = new Date();
       // A live lease does not match, so the upsert collides with its _id: someone else holds it.
-      const acquired = await nullOnDuplicate(() =>
-        model.findOneAndUpdate(
-          { _id: workspaceId, until: { $lt: now } },
-          { $set: { holder, until: new Date(now.getTime() + ttlMs) } },
-          { upsert: true, returnDocument: 'after' },
-        ).exec(),
+      const acquired = await guarded(workspaceId, () =>
+        nullOnDuplicate(() =>
+          model.findOneAndUpdate({ _id: workspaceId, until: { $lt: now } }, { $set: { holder, until: new Date(now.getTime() + ttlMs) } }, { upsert: true, returnDocument: 'after' }).exec(),
+        ),
       );
       return acquired !== null;
     },
     async renew(workspaceId: string, holder: string, ttlMs: number): Promise<boolean> {
-      const result = await model.updateOne({ _id: workspaceId, holder }, { $set: { until: new Date(Date.now() + ttlMs) } });
+      const result = await guarded(workspaceId, () => model.updateOne({ _id: workspaceId, holder }, { $set: { until: new Date(Date.now() + ttlMs) } }));
       return result.matchedCount === 1;
     },
     async until(workspaceId: string): Promise<Date | null> {
@@ -207,7 +208,7 @@ export function leaseStore(db: Connection) {
       return doc?.until ?? null;
     },
     async release(workspaceId: string, holder: string): Promise<void> {
-      await model.updateOne({ _id: workspaceId, holder }, { $set: { until: new Date(0) } });
+      await guarded(workspaceId, () => model.updateOne({ _id: workspaceId, holder }, { $set: { until: new Date(0) } }));
     },
   };
 }

@@ -32,7 +32,8 @@ export function membershipStore(db: Connection) {
   const userIs = (userId: string) => ({ userId: new Types.ObjectId(userId) });
   return {
     async upsert(workspaceId: string, userId: string, role: Role): Promise<void> {
-      await model.updateOne(tenant.filter(workspaceId, userIs(userId)), { $set: { role } }, { upsert: true });
+      // Keyed by (workspace, user), the membership's identity: its filter never names the `_id`.
+      await tenant.write(`${workspaceId}:${userId}`, () => model.updateOne(tenant.filter(workspaceId, userIs(userId)), { $set: { role } }, { upsert: true }));
     },
     async role(workspaceId: string, userId: string): Promise<Role | null> {
       const doc = await tenant.findOne(workspaceId, userIs(userId));

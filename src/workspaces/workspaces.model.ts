@@ -1,4 +1,5 @@
 import { Schema, Types, type Connection } from 'mongoose';
+import { documentWrites } from '../db/document-locks.js';
 import { defineModel, nullOnDuplicate } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
 import { isObjectIdHex } from '../shared/ids.js';
@@ -127,7 +128,8 @@ export function workspaceStore(db: Connection) {
       }
       if (patch.customConfig !== undefined) set.customConfigJson = storeJson(patch.customConfig);
       if (patch.schemaOrg !== undefined) set.schemaOrgJson = storeJson(patch.schemaOrg);
-      const doc = await model.findByIdAndUpdate(id, { $set: set }, { returnDocument: 'after' }).lean<WorkspaceDoc>();
+      // Two saves of different settings at once both land (`document-locks.ts`).
+      const doc = await documentWrites(model).write(id, () => model.findByIdAndUpdate(id, { $set: set }, { returnDocument: 'after' }).lean<WorkspaceDoc>());
       return doc ? toWorkspace(doc) : null;
     },
   };
