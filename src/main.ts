@@ -45,12 +45,17 @@ async function main(): Promise<void> {
   if (!mongoUri) {
     try {
       const binary = findFerretDb(config.FERRETDB_BIN) ?? installFerretDb(projectRoot, (line) => logger.info(line));
-      engine = await superviseFerretDb({ binary, dataDir: join(dataDir, 'ferretdb'), log: (line) => logger.info(line) }, {
+      const engineDir = join(dataDir, 'ferretdb');
+      engine = await superviseFerretDb({ binary, dataDir: engineDir, pidFile: join(engineDir, 'engine.pid'), log: (line) => logger.info(line) }, {
         info: (message) => logger.info(message),
         warn: (message) => logger.warn(message),
         error: (message) => logger.error(message),
       });
       mongoUri = engine.uri;
+      // However this process ends (a shutdown past its deadline, a crash), the engine ends with it; only a
+      // SIGKILL of the server leaves it, and the next start ends it through the pid file.
+      const started = engine;
+      process.once('exit', () => started.kill());
     } catch (error) {
       console.error(error instanceof EngineUnavailableError ? error.message : error);
       process.exit(1);
@@ -100,7 +105,8 @@ async function main(): Promise<void> {
     shuttingDown = true;
     logger.info({ signal }, 'shutting down');
     const deadline = setTimeout(() => {
-      logger.error('shutdown took longer than 10 s; exiting');
+      logger.error('shutdown took longer than 10 s; ending the engine and exiting');
+      engine?.kill();
       process.exit(1);
     }, 10_000);
     deadline.unref();

@@ -22,7 +22,7 @@ import type { RedisClient } from './redis.js';
  * The lock is one per document key (`posts:<id>`), held in this process (a promise chain: waiting costs
  * no I/O) and, when Redis is configured, across nodes (a lease in Redis, renewed while held, released by
  * its holder only). Without Redis one node is the only writer: several nodes on one engine share Redis
- * anyway (README, "Scaling out"). A lock is re-entrant within the async work that holds it, so a
+ * anyway (README, "Scaling out"); while Redis is unreachable each node serializes only its own writes. A lock is re-entrant within the async work that holds it, so a
  * transition may call store writes that take the same lock.
  */
 
@@ -84,6 +84,13 @@ class LockSet implements DocumentLocks {
     }
   }
 
+  private warnedAt = 0;
+  private warnUnshared(error: unknown): void {
+    if (Date.now() - this.warnedAt < 60_000) return;
+    this.warnedAt = Date.now();
+    this.logger?.warn({ err: error }, 'document locks held on this node only while Redis is unreachable');
+  }
+
   /** Waits for the holders of `key` before this one in this process; resolves with the release. */
   private async holdLocally(key: string): Promise<() => void> {
     const before = this.tails.get(key) ?? Promise.resolve();
@@ -98,16 +105,22 @@ class LockSet implements DocumentLocks {
     };
   }
 
-  /** Takes the Redis lease of `key`, renewing it until released; a 503 when Redis is away or the wait runs out. */
+  /** Takes the Redis lease of `key`, renewing it until released; a 503 when the wait runs out. */
   private async holdShared(redis: RedisClient, key: string): Promise<() => Promise<void>> {
     const name = `hearth:lock:${key}`;
     const token = randomBytes(12).toString('hex');
     const deadline = Date.now() + WAIT_MS;
     let pause = 2;
     for (;;) {
-      const taken = await redis.set(name, token, { condition: 'NX', expiration: { type: 'PX', value: LEASE_MS } }).catch((error: unknown) => {
-        throw unavailable('Writes cannot be serialized while the shared lock store (Redis) is unreachable; retry shortly.', error);
-      });
+      let taken: string | null;
+      try {
+        taken = await redis.set(name, token, { condition: 'NX', expiration: { type: 'PX', value: LEASE_MS } });
+      } catch (error) {
+        // Redis away: this node's writes stay serialized (the lock in process), other nodes' are not until
+        // Redis is back, as the rate limits count per node meanwhile (README, "Scaling out").
+        this.warnUnshared(error);
+        return async () => undefined;
+      }
       if (taken === 'OK') break;
       if (Date.now() >= deadline) throw unavailable('Another change of this item is taking long; retry shortly.');
       await new Promise((resolve) => setTimeout(resolve, pause + Math.random() * pause));
@@ -125,10 +138,8 @@ class LockSet implements DocumentLocks {
   }
 }
 
-function unavailable(message: string, cause?: unknown): AppError {
-  const error = new AppError('write_busy', message, { retryAfterSeconds: RETRY_AFTER_SECONDS });
-  if (cause !== undefined) (error as Error & { cause?: unknown }).cause = cause;
-  return error;
+function unavailable(message: string): AppError {
+  return new AppError('write_busy', message, { retryAfterSeconds: RETRY_AFTER_SECONDS });
 }
 
 // The locks belong to the database handle: every store is built from a `Connection`, and the handle's

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -15,6 +15,8 @@ export interface EmbeddedEngine {
   /** Resolves when the process exits, whoever ended it. */
   readonly exited: Promise<void>;
   stop(): Promise<void>;
+  /** Ends the engine at once, synchronously: for a server that must exit now (a shutdown past its deadline). */
+  kill(): void;
 }
 
 export class EngineUnavailableError extends Error {}
@@ -87,11 +89,39 @@ export interface FerretDbOptions {
   postgresqlUrl?: string;
   port?: number;
   log?: (line: string) => void;
+  /**
+   * Where the engine's pid is kept while it runs. An engine a previous server left running (that server
+   * was killed before it could stop it) is found there at the next start and ended first, so it never
+   * outlives its server for longer than that and never shares the data with a new one.
+   */
+  pidFile?: string;
+}
+
+/** True while `pid` is a running FerretDB (on Linux; elsewhere nothing is ever taken for one). */
+function isEngineProcess(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('ferretdb');
+  } catch {
+    return false;
+  }
+}
+
+/** Ends the engine named in `pidFile` if it still runs, and waits (up to 5 s) until it is gone. */
+async function endLeftoverEngine(pidFile: string, log?: (line: string) => void): Promise<void> {
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').trim());
+  if (Number.isInteger(pid) && pid > 0 && isEngineProcess(pid)) {
+    log?.(`ending the local database engine a previous run left running (pid ${pid})`);
+    process.kill(pid, 'SIGKILL');
+    for (let waited = 0; waited < 5_000 && isEngineProcess(pid); waited += 50) await new Promise((r) => setTimeout(r, 50));
+  }
+  rmSync(pidFile, { force: true });
 }
 
 export async function startFerretDb(options: FerretDbOptions): Promise<EmbeddedEngine> {
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
+  if (options.pidFile) await endLeftoverEngine(options.pidFile, options.log);
   const port = options.port ?? (await freePort());
   const child = spawn(
     options.binary,
@@ -116,6 +146,11 @@ export async function startFerretDb(options: FerretDbOptions): Promise<EmbeddedE
     throw new EngineUnavailableError(`${(error as Error).message}\n${stderr}`);
   }
   options.log?.(`FerretDB listening on 127.0.0.1:${port} (data in ${options.postgresqlUrl ? 'PostgreSQL' : dataDir})`);
+  const { pidFile } = options;
+  if (pidFile && child.pid) {
+    writeFileSync(pidFile, `${child.pid}\n`);
+    child.once('exit', () => rmSync(pidFile, { force: true }));
+  }
   const exited = new Promise<void>((done) => (child.exitCode !== null ? done() : child.once('exit', () => done())));
   return {
     uri: `mongodb://127.0.0.1:${port}/`,
@@ -128,6 +163,10 @@ export async function startFerretDb(options: FerretDbOptions): Promise<EmbeddedE
         child.kill('SIGTERM');
         setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
       }),
+    kill: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if (pidFile) rmSync(pidFile, { force: true });
+    },
   };
 }
 
@@ -180,6 +219,10 @@ export async function superviseFerretDb(
     stop: async () => {
       stopping = true;
       await current.stop();
+    },
+    kill: () => {
+      stopping = true;
+      current.kill();
     },
   };
 }

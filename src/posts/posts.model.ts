@@ -348,17 +348,11 @@ export function postStore(db: Connection) {
       const { docs, total } = await scope.page(workspaceId, query, { _id: -1 }, request);
       return { items: await withBodies(workspaceId, docs.map(toHead)), total };
     },
-    /**
-     * Runs `work` as the only writer of the post (see `document-locks.ts`): every change of a post is such
-     * a transition, so it reads what is stored and no other save, publish or delete lands in between.
-     */
+    /** Runs `work` as the only writer of the post (`document-locks.ts`): every change of a post is one. */
     exclusive<T>(id: string, work: () => Promise<T>): Promise<T> {
       return scope.transition(id, work);
     },
-    /**
-     * Writes the draft fields `patch` names, and only those (with `body`, the draft body as it now is);
-     * null when missing, `'taken'` when the slug clashes.
-     */
+    /** Writes the draft fields `patch` names, only those (and `body`, the whole draft body); null when missing, `'taken'` on a slug clash. */
     async updateDraft(workspaceId: string, id: string, patch: Partial<PostContent>, body: PostBody | null): Promise<Post | null | 'taken'> {
       try {
         const doc = await scope.updateById(workspaceId, id, { $set: fromPatch(patch), $inc: { version: 1 } });

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
@@ -68,4 +68,45 @@ describe('the database engine goes away', () => {
       await engine.stop();
     }
   }, 60_000);
+});
+
+describe('the embedded engine never outlives its server', () => {
+  const alive = (pid: number | undefined) => {
+    try {
+      process.kill(pid!, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  test('an engine a killed server left running is ended at the next start (its pid file), and the file goes with the engine', async () => {
+    const options = engineOptions(await freePort());
+    const pidFile = join(options.dataDir, 'engine.pid');
+    // The first server is "killed": it never stops its engine.
+    const leftover = await startFerretDb({ ...options, pidFile });
+    expect(readFileSync(pidFile, 'utf8').trim()).toBe(String(leftover.pid));
+
+    const next = await startFerretDb({ ...options, port: await freePort(), pidFile });
+    await leftover.exited;
+    expect(alive(leftover.pid)).toBe(false);
+    expect(readFileSync(pidFile, 'utf8').trim()).toBe(String(next.pid));
+
+    // kill() ends it at once, synchronously (a shutdown past its deadline), and removes the pid file.
+    next.kill();
+    await next.exited;
+    expect(alive(next.pid)).toBe(false);
+    expect(existsSync(pidFile)).toBe(false);
+  });
+
+  test('a pid file naming a process that is not an engine is left alone', async () => {
+    const options = engineOptions(await freePort());
+    const pidFile = join(options.dataDir, 'engine.pid');
+    writeFileSync(pidFile, `${process.pid}\n`);
+    const engine = await startFerretDb({ ...options, pidFile });
+    expect(alive(process.pid)).toBe(true);
+    expect(readFileSync(pidFile, 'utf8').trim()).toBe(String(engine.pid));
+    await engine.stop();
+    expect(existsSync(pidFile)).toBe(false);
+  });
 });

@@ -24,6 +24,7 @@ export default async function globalSetup(): Promise<void> {
     const engine = await startEngine();
     started.push(engine);
     process.env.TEST_MONGODB_URI = engine.url;
+    process.env.TEST_ENGINE_KIND = engine.kind;
   }
   if (process.env.REDIS_URL) process.env.TEST_REDIS_URL = process.env.REDIS_URL;
   else {

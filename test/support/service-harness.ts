@@ -19,11 +19,11 @@ export interface ServiceHarness extends Wiring {
 }
 
 export async function startServices(
-  options: { redis?: boolean; clock?: Clock; env?: Record<string, string>; dbName?: string; logger?: Logger } = {},
+  options: { redis?: boolean; clock?: Clock; env?: Record<string, string>; dbName?: string; logger?: Logger; mongoUri?: string } = {},
 ): Promise<ServiceHarness> {
   const config = loadConfig({
     NODE_ENV: 'test',
-    MONGODB_URI: process.env.TEST_MONGODB_URI,
+    MONGODB_URI: options.mongoUri ?? process.env.TEST_MONGODB_URI,
     MONGODB_DB: options.dbName ?? uniqueDbName('s'),
     REDIS_URL: options.redis ? process.env.TEST_REDIS_URL : undefined,
     ADMIN_EMAIL: OPERATOR.email,

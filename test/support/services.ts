@@ -59,8 +59,8 @@ async function portOpen(host: string, port: number): Promise<boolean> {
  * A fresh PostgreSQL database for FerretDB's faster handler, when a local PostgreSQL (trust auth) and
  * `psql` are there and `HEARTH_TEST_ENGINE` does not ask for SQLite; otherwise null (SQLite).
  */
-async function privatePostgresDatabase(): Promise<{ url: string; drop(): void } | null> {
-  if (process.env.HEARTH_TEST_ENGINE === 'sqlite') return null;
+async function privatePostgresDatabase(handler?: EngineHandler): Promise<{ url: string; drop(): void } | null> {
+  if ((handler ?? process.env.HEARTH_TEST_ENGINE) === 'sqlite') return null;
   if (!(await portOpen(POSTGRES.host, POSTGRES.port))) return null;
   const name = `hearth_test_${Date.now().toString(36)}_${process.pid}`;
   const psql = (sql: string) =>
@@ -90,11 +90,20 @@ function dropAbandoned(psql: (sql: string) => { stdout: string; status: number |
   }
 }
 
-/** A private FerretDB in a temporary directory (on a private PostgreSQL database when one can be made). */
-export async function startEngine(): Promise<RunningService> {
+export type EngineHandler = 'sqlite' | 'postgresql';
+
+/**
+ * A private FerretDB in a temporary directory: on a private PostgreSQL database when one can be made
+ * (unless `handler` or `HEARTH_TEST_ENGINE` says `sqlite`), else on SQLite. Null when `handler` asks for
+ * PostgreSQL and none is reachable.
+ */
+export async function startEngine(handler?: 'sqlite'): Promise<RunningService>;
+export async function startEngine(handler: EngineHandler): Promise<RunningService | null>;
+export async function startEngine(handler?: EngineHandler): Promise<RunningService | null> {
+  const postgres = await privatePostgresDatabase(handler);
+  if (handler === 'postgresql' && !postgres) return null;
   const dir = mkdtempSync(join(tmpdir(), 'hearth-ferretdb-'));
   const binary = findFerretDb(process.env.FERRETDB_BIN) ?? installFerretDb(join(import.meta.dirname, '..', '..'), console.log);
-  const postgres = await privatePostgresDatabase();
   const engine = await startFerretDb({ binary, dataDir: dir, postgresqlUrl: postgres?.url });
   const port = Number(new URL(engine.uri).port);
   return {

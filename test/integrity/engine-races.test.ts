@@ -1,0 +1,305 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { newWorkspace, startServices, type ServiceHarness } from '../support/service-harness.js';
+import { startEngine, type RunningService } from '../support/services.js';
+import { ManualClock } from '../../src/shared/clock.js';
+import { documentLocks } from '../../src/db/document-locks.js';
+import type { Deps } from '../../src/deps.js';
+import type { Workspace } from '../../src/workspaces/workspaces.service.js';
+import { updateWorkspace, findWorkspace } from '../../src/workspaces/workspaces.service.js';
+import { createPost, editDraft, getPost } from '../../src/posts/posts.service.js';
+import { publishPost, unpublishPost } from '../../src/posts/publication.service.js';
+import { listChanges } from '../../src/posts/post-changes.service.js';
+import { assignConversation, closeConversation, getConversation } from '../../src/livechat/inbox.service.js';
+import { postVisitorMessage } from '../../src/livechat/messages.service.js';
+import { confirm, decline, getForStaff, reschedule } from '../../src/appointments/staff.service.js';
+import { cancelByToken } from '../../src/appointments/requests.service.js';
+import { findUserByEmail } from '../../src/auth/auth.service.js';
+import { activateChatService, startChatService } from '../livechat/service-support.js';
+import { bookService, configureService } from '../appointments/service-helpers.js';
+import { OPERATOR, uniqueDbName } from '../support/harness.js';
+
+/*
+ * The engine conformance suite: what two people (or two nodes) doing the same thing at once must never
+ * lose, run against every engine the set-up can start: FerretDB on SQLite and on PostgreSQL (when a local
+ * PostgreSQL is there), and MongoDB when MONGODB_URI names one. Each race runs ROUNDS times; a single lost
+ * or torn write, or any failure other than the rule's own refusal, fails it.
+ */
+const ROUNDS = 50;
+/** Rounds run this many at a time: the races within a round are the point, several rounds add load. */
+const ROUNDS_AT_ONCE = 5;
+
+async function rounds(run: (round: number) => Promise<void>): Promise<void> {
+  for (let first = 0; first < ROUNDS; first += ROUNDS_AT_ONCE) {
+    await Promise.all(Array.from({ length: Math.min(ROUNDS_AT_ONCE, ROUNDS - first) }, (_, i) => run(first + i)));
+  }
+}
+
+/** Every outcome of racing calls; a rejection that is not an expected refusal fails the test. */
+async function race<T extends unknown[]>(...calls: { [K in keyof T]: Promise<T[K]> }): Promise<{ [K in keyof T]: PromiseSettledResult<T[K]> }> {
+  return (await Promise.allSettled(calls)) as { [K in keyof T]: PromiseSettledResult<T[K]> };
+}
+
+const codeOf = (outcome: PromiseSettledResult<unknown>) => (outcome.status === 'rejected' ? ((outcome.reason as { code?: string }).code ?? String(outcome.reason)) : 'ok');
+
+interface EngineUnderTest {
+  name: string;
+  uri: () => string;
+}
+
+const started: RunningService[] = [];
+const globalKind = process.env.MONGODB_URI ? 'mongodb' : (process.env.TEST_ENGINE_KIND ?? 'ferretdb-postgresql');
+/** The other FerretDB handler, started here; null when it cannot be (no PostgreSQL). */
+const other = globalKind === 'mongodb' ? null : await startEngine(globalKind === 'ferretdb-sqlite' ? 'postgresql' : 'sqlite');
+if (other) started.push(other);
+const engines: EngineUnderTest[] = [{ name: globalKind, uri: () => process.env.TEST_MONGODB_URI! }];
+if (other) engines.push({ name: other.kind!, uri: () => other.url });
+
+afterAll(async () => {
+  await Promise.all(started.map((engine) => engine.stop()));
+});
+
+const NOW = new Date('2025-06-02T06:00:00Z');
+
+describe.each(engines)('on $name', (engine) => {
+  const clock = new ManualClock(NOW);
+  let services: ServiceHarness;
+  let deps: Deps;
+  beforeAll(async () => {
+    services = await startServices({ mongoUri: engine.uri(), clock });
+    deps = services.deps;
+  });
+  afterAll(async () => {
+    await services.close();
+  });
+
+  test('the engine is known: single writes are guarded on FerretDB only', () => {
+    expect(documentLocks(deps.db).guardsSingleWrites).toBe(engine.name.startsWith('ferretdb'));
+  });
+
+  test('two saves of different workspace settings at once: both land', async () => {
+    // One workspace per round running at once, so only the two saves of a round meet.
+    const workspaces = await Promise.all(Array.from({ length: ROUNDS_AT_ONCE }, async () => (await newWorkspace(deps)).workspace));
+    await rounds(async (round) => {
+      const workspace = workspaces[round % ROUNDS_AT_ONCE];
+      const current = (await findWorkspace(deps, workspace.id))!;
+      const outcomes = await race(updateWorkspace(deps, current, { name: `Name ${round}` }), updateWorkspace(deps, current, { siteUrl: `https://r${round}.example` }));
+      expect(outcomes.map(codeOf)).toEqual(['ok', 'ok']);
+      expect(await findWorkspace(deps, workspace.id)).toMatchObject({ name: `Name ${round}`, siteUrl: `https://r${round}.example` });
+    });
+  });
+
+  describe('posts', () => {
+    let workspace: Workspace;
+    beforeAll(async () => {
+      ({ workspace } = await newWorkspace(deps));
+    });
+    const draft = (round: number, tag: string) => createPost(deps, workspace, { locale: 'en', slug: `${tag}-${round}`, title: 'Original', contentMarkdown: 'Body' });
+
+    test('two editors save different fields of one draft: both fields are kept, nothing torn', async () => {
+      await rounds(async (round) => {
+        const post = await draft(round, 'fields');
+        const outcomes = await race(
+          editDraft(deps, workspace, post.id, { title: `Title ${round}` }),
+          editDraft(deps, workspace, post.id, { metaDescription: `Meta ${round}`, contentMarkdown: `Body ${round}` }),
+        );
+        expect(outcomes.map(codeOf)).toEqual(['ok', 'ok']);
+        const stored = await getPost(deps, workspace, post.id);
+        expect(stored.draft).toMatchObject({ title: `Title ${round}`, metaDescription: `Meta ${round}`, contentMarkdown: `Body ${round}` });
+        expect(stored.version).toBe(post.version + 2);
+      });
+    });
+
+    test('two editors with the same If-Match: one save lands, the other is 412 and writes nothing', async () => {
+      await rounds(async (round) => {
+        const post = await draft(round, 'ifmatch');
+        const outcomes = await race(
+          editDraft(deps, workspace, post.id, { title: `Mine ${round}` }, [post.version]),
+          editDraft(deps, workspace, post.id, { title: `Theirs ${round}`, authorName: 'Theirs' }, [post.version]),
+        );
+        expect(outcomes.map(codeOf).sort()).toEqual(['ok', 'version_mismatch']);
+        const winner = outcomes.findIndex((outcome) => outcome.status === 'fulfilled');
+        const stored = await getPost(deps, workspace, post.id);
+        expect(stored.draft.title).toBe(winner === 0 ? `Mine ${round}` : `Theirs ${round}`);
+        expect(stored.draft.authorName).toBe(winner === 0 ? '' : 'Theirs');
+        expect(stored.version).toBe(post.version + 1);
+      });
+    });
+
+    test('unpublish against a draft save: the post is unpublished and the save is kept', async () => {
+      await rounds(async (round) => {
+        const post = await draft(round, 'unpub');
+        await publishPost(deps, workspace, post.id);
+        const [unpublished, saved] = await race(unpublishPost(deps, workspace, post.id), editDraft(deps, workspace, post.id, { title: `Edited ${round}` }));
+        expect([codeOf(unpublished), codeOf(saved)]).toEqual(['ok', 'ok']);
+        if (unpublished.status === 'fulfilled') expect(unpublished.value.state).toBe('UNPUBLISHED');
+        const stored = await getPost(deps, workspace, post.id);
+        expect(stored.state).toBe('UNPUBLISHED');
+        expect(stored.draft.title).toBe(`Edited ${round}`);
+      });
+    });
+
+    test('publish against a draft save: the post is published and the save is kept', async () => {
+      await rounds(async (round) => {
+        const post = await draft(round, 'pub');
+        const [published, saved] = await race(publishPost(deps, workspace, post.id), editDraft(deps, workspace, post.id, { title: `Edited ${round}` }));
+        expect([codeOf(published), codeOf(saved)]).toEqual(['ok', 'ok']);
+        const stored = await getPost(deps, workspace, post.id);
+        expect(stored.state).toBe('PUBLISHED');
+        expect(stored.draft.title).toBe(`Edited ${round}`);
+        // What was published is one of the two drafts, whole.
+        expect(['Original', `Edited ${round}`]).toContain(stored.published!.title);
+      });
+    });
+
+    test('three publishes of one draft at once: one publish, one event, one change entry, the same answer to all', async () => {
+      const announced: string[] = [];
+      const unsubscribe = deps.events.subscribe(async (event) => {
+        if (event.event === 'post.published' && 'postId' in event) announced.push(event.postId);
+      });
+      try {
+        await rounds(async (round) => {
+          const post = await draft(round, 'thrice');
+          const outcomes = await race(publishPost(deps, workspace, post.id), publishPost(deps, workspace, post.id), publishPost(deps, workspace, post.id));
+          expect(outcomes.map(codeOf)).toEqual(['ok', 'ok', 'ok']);
+          const answers = outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.post : null));
+          expect(answers.map((answer) => [answer!.state, answer!.version, answer!.publishedAt?.toISOString()])).toEqual(Array(3).fill([answers[0]!.state, answers[0]!.version, answers[0]!.publishedAt?.toISOString()]));
+          expect(outcomes.filter((outcome) => outcome.status === 'fulfilled' && outcome.value.changed)).toHaveLength(1);
+          expect(announced.filter((id) => id === post.id)).toHaveLength(1);
+        });
+        const changes = await listChanges(deps, workspace.id, { limit: 500 });
+        const thricePublished = changes.items.filter((entry) => entry.slug.startsWith('thrice-') && entry.change === 'published');
+        expect(thricePublished).toHaveLength(ROUNDS);
+      } finally {
+        unsubscribe();
+      }
+    });
+  });
+
+  describe('conversations', () => {
+    let workspace: Workspace;
+    let agentId: string;
+    beforeAll(async () => {
+      ({ workspace } = await newWorkspace(deps));
+      await activateChatService(deps, workspace);
+      agentId = (await findUserByEmail(deps, OPERATOR.email))!.id;
+    });
+
+    test('close against a visitor message and an assignment: it stays CLOSED, the assignment is kept', async () => {
+      await rounds(async (round) => {
+        const chat = await startChatService(deps, workspace, { visitorSessionId: `race-${round}` });
+        const [closed, message, assigned] = await race(
+          closeConversation(deps, workspace.id, chat.conversationId),
+          postVisitorMessage(deps, chat.conversationToken, { body: `Hello ${round}` }),
+          assignConversation(deps, workspace.id, chat.conversationId, agentId),
+        );
+        expect(codeOf(closed)).toBe('ok');
+        if (closed.status === 'fulfilled') expect(closed.value.status).toBe('CLOSED');
+        // The visitor's message either went in before the close or is refused because of it.
+        expect(['ok', 'conversation_closed']).toContain(codeOf(message));
+        expect(codeOf(assigned)).toBe('ok');
+        const stored = await getConversation(deps, workspace.id, chat.conversationId);
+        expect(stored.status).toBe('CLOSED');
+        expect(stored.assignee?.userId ?? null).toBe(agentId);
+        // Closed for good: the next message is refused.
+        await expect(postVisitorMessage(deps, chat.conversationToken, { body: 'After' })).rejects.toMatchObject({ code: 'conversation_closed' });
+      });
+    });
+  });
+
+  describe('appointments', () => {
+    const freshWorkspace = async () => {
+      clock.set(NOW);
+      const { workspace } = await newWorkspace(deps);
+      await configureService(deps, workspace, { bookingWindowDays: 30 });
+      return workspace;
+    };
+    /** The index-th 60-minute slot from 3 June, 09:00 UTC (eight a day, 09:00 to 17:00). */
+    const slot = (index: number) => new Date(Date.UTC(2025, 5, 3 + Math.floor(index / 8), 9 + (index % 8))).toISOString();
+
+    test('confirm against decline against the visitor cancel: exactly one wins, and it is what is stored', async () => {
+      const workspace = await freshWorkspace();
+      await rounds(async (round) => {
+        const booked = await bookService(deps, workspace, slot(round));
+        const outcomes = await race(confirm(deps, workspace, booked.id), decline(deps, workspace, booked.id, null), cancelByToken(deps, booked.cancellationToken!));
+        const codes = outcomes.map(codeOf);
+        expect(codes.filter((code) => code === 'ok')).toHaveLength(1);
+        // The losers are refused by the rule: staff answers 409, the visitor's token was revoked by a response (404) or the state is gone (400).
+        for (const code of codes.filter((code) => code !== 'ok')) expect(['appointment_not_pending', 'appointment_token_not_found']).toContain(code);
+        const stored = await getForStaff(deps, workspace.id, booked.id);
+        expect(stored.status).toBe(['CONFIRMED', 'REJECTED', 'CANCELLED'][codes.indexOf('ok')]);
+      });
+    });
+
+    test('two moves of one confirmed appointment at once: one lands, counted once', async () => {
+      const workspace = await freshWorkspace();
+      await rounds(async (round) => {
+        const booked = await bookService(deps, workspace, slot(round * 3));
+        await confirm(deps, workspace, booked.id);
+        const targets = [slot(round * 3 + 1), slot(round * 3 + 2)];
+        const outcomes = await race(reschedule(deps, workspace, booked.id, new Date(targets[0])), reschedule(deps, workspace, booked.id, new Date(targets[1])));
+        const codes = outcomes.map(codeOf);
+        expect(codes.filter((code) => code === 'ok')).toHaveLength(1);
+        const stored = await getForStaff(deps, workspace.id, booked.id);
+        expect(stored.rescheduleCount).toBe(1);
+        expect(stored.scheduledAt).toBe(new Date(targets[codes.indexOf('ok')]).toISOString());
+      });
+    });
+  });
+});
+
+describe('three nodes on one engine (sharing Redis)', () => {
+  let nodes: ServiceHarness[];
+  beforeAll(async () => {
+    const dbName = uniqueDbName('three');
+    nodes = [];
+    for (let i = 0; i < 3; i += 1) nodes.push(await startServices({ dbName, redis: true }));
+  });
+  afterAll(async () => {
+    await Promise.all(nodes.map((node) => node.close()));
+  });
+
+  test('unpublish, save and publish of one post on three nodes: each answer is what is stored, the save is kept', async () => {
+    const [a, b, c] = nodes.map((node) => node.deps);
+    const { workspace } = await newWorkspace(a);
+    await rounds(async (round) => {
+      const post = await createPost(a, workspace, { locale: 'en', slug: `three-${round}`, title: 'Original' });
+      await publishPost(a, workspace, post.id);
+      const [unpublished, saved, republished] = await race(
+        unpublishPost(a, workspace, post.id),
+        editDraft(b, workspace, post.id, { title: `Edited ${round}` }),
+        publishPost(c, workspace, post.id),
+      );
+      expect([unpublished, saved, republished].map(codeOf)).toEqual(['ok', 'ok', 'ok']);
+      const stored = await getPost(a, workspace, post.id);
+      expect(stored.draft.title).toBe(`Edited ${round}`);
+      // The last transition decides the state; whichever it was, no answer claimed a state that did not happen.
+      expect(['PUBLISHED', 'UNPUBLISHED']).toContain(stored.state);
+      const last = [unpublished, republished]
+        .map((outcome) => (outcome.status === 'fulfilled' ? ('post' in outcome.value ? outcome.value.post : outcome.value) : null))
+        .sort((x, y) => x!.version - y!.version)
+        .at(-1)!;
+      expect(stored.state).toBe(last.state);
+    });
+  });
+
+  test('close on one node against messages and an assignment on the others: CLOSED for good', async () => {
+    const [a, b, c] = nodes.map((node) => node.deps);
+    const { workspace } = await newWorkspace(a);
+    await activateChatService(a, workspace);
+    const agentId = (await findUserByEmail(a, OPERATOR.email))!.id;
+    await rounds(async (round) => {
+      const chat = await startChatService(a, workspace, { visitorSessionId: `three-${round}` });
+      const [closed, message, assigned] = await race(
+        closeConversation(a, workspace.id, chat.conversationId),
+        postVisitorMessage(b, chat.conversationToken, { body: `Hello ${round}` }),
+        assignConversation(c, workspace.id, chat.conversationId, agentId),
+      );
+      expect(codeOf(closed)).toBe('ok');
+      expect(['ok', 'conversation_closed']).toContain(codeOf(message));
+      expect(codeOf(assigned)).toBe('ok');
+      const stored = await getConversation(a, workspace.id, chat.conversationId);
+      expect(stored).toMatchObject({ status: 'CLOSED' });
+      expect(stored.assignee?.userId ?? null).toBe(agentId);
+    });
+  });
+});
