@@ -136,8 +136,9 @@ export async function editDraft(deps: Deps, workspace: Workspace, id: string, pa
     const markdown = patch.contentMarkdown !== undefined ? patch.contentMarkdown : patch.contentHtml === null ? post.draft.contentMarkdown : undefined;
     const html = resolveHtml(markdown, patch.contentHtml);
     if (html !== undefined) fields.contentHtml = html;
-    const bodyChanged = fields.contentMarkdown !== undefined || fields.contentHtml !== undefined;
-    const body = bodyChanged ? { contentMarkdown: fields.contentMarkdown !== undefined ? fields.contentMarkdown : post.draft.contentMarkdown, contentHtml: fields.contentHtml !== undefined ? fields.contentHtml : post.draft.contentHtml } : null;
+    // The bodies are stored together: a change of either writes both, the other as it is.
+    const { contentMarkdown = post.draft.contentMarkdown, contentHtml = post.draft.contentHtml } = fields;
+    const body = 'contentMarkdown' in fields || 'contentHtml' in fields ? { contentMarkdown, contentHtml } : null;
     const updated = await posts.updateDraft(workspace.id, post.id, fields, body);
     if (updated === null) throw fail('post_not_found');
     if (updated === 'taken') throw fail('post_slug_taken');
@@ -146,7 +147,7 @@ export async function editDraft(deps: Deps, workspace: Workspace, id: string, pa
 }
 
 /** 412 unless the post is at one of the versions the caller names (no names: any version). */
-export function requireVersion(post: Post, ifMatch: readonly number[] | undefined): void {
+function requireVersion(post: Post, ifMatch: readonly number[] | undefined): void {
   if (ifMatch && !ifMatch.includes(post.version)) {
     throw fail('version_mismatch', `The post is at version ${post.version} (ETag "${post.version}"), not the one If-Match names; reload it and retry.`);
   }
