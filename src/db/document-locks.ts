@@ -22,8 +22,9 @@ import type { RedisClient } from './redis.js';
  * The lock is one per document key (`posts:<id>`), held in this process (a promise chain: waiting costs
  * no I/O) and, when Redis is configured, across nodes (a lease in Redis, renewed while held, released by
  * its holder only). Without Redis one node is the only writer: several nodes on one engine share Redis
- * anyway (README, "Scaling out"); while Redis is unreachable each node serializes only its own writes. A lock is re-entrant within the async work that holds it, so a
- * transition may call store writes that take the same lock.
+ * anyway (README, "Scaling out"); while Redis is unreachable each node serializes only its own writes.
+ * A lock is re-entrant within the async work that holds it, so a transition may call store writes that
+ * take the same lock.
  */
 
 /** How long a node's lease lasts without renewal: a node that dies holding one blocks that document this long. */
@@ -69,17 +70,17 @@ class LockSet implements DocumentLocks {
     const outer = this.held.getStore();
     if (outer && !outer.released && outer.keys.has(key)) return work();
     const releaseLocal = await this.holdLocally(key);
-    const held: Held = { keys: new Set([...(outer && !outer.released ? outer.keys : []), key]), released: false };
     try {
       const releaseShared = this.redis ? await this.holdShared(this.redis, key) : null;
+      const held: Held = { keys: new Set([...(outer && !outer.released ? outer.keys : []), key]), released: false };
       try {
         return await this.held.run(held, work);
       } finally {
+        // Work this run started and left running no longer counts as holding the lock.
         held.released = true;
         await releaseShared?.();
       }
     } finally {
-      held.released = true;
       releaseLocal();
     }
   }

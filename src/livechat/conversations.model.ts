@@ -194,8 +194,7 @@ export function conversationStore(db: Connection) {
   const setById = (id: string, fields: Partial<ConversationDoc>) => model.updateOne({ _id: oid(id) }, { $set: fields });
   // Every write of a conversation is guarded (`document-locks.ts`): the read-then-write summaries and cursors
   // where the engine needs it, the status changes always (a close must not be undone by a message's write).
-  const write = <T>(id: string, work: () => Promise<T>) => scope.write(id, work);
-  const transition = <T>(id: string, work: () => Promise<T>) => scope.transition(id, work);
+  const { write, transition } = scope;
   return {
     async create(workspaceId: string, input: NewConversation, now: Date): Promise<Conversation> {
       const doc = await model.create({

@@ -165,21 +165,6 @@ export function toFields(doc: ContentDoc): PostFields {
   };
 }
 
-function fromContent(content: PostFields): ContentDoc {
-  return {
-    slug: content.slug,
-    canonicalSlug: content.canonicalSlug,
-    title: content.title,
-    metaDescription: content.metaDescription,
-    imageUrl: content.imageUrl,
-    tags: content.tags,
-    categoryId: content.categoryId,
-    authorName: content.authorName,
-    customConfigJson: storeJson(content.customConfig) ?? '{}',
-    jsonLdJson: storeJson(content.jsonLd),
-  };
-}
-
 /** The stored fields of the content fields a patch names (bodies excluded: they live apart). */
 function fromPatch(patch: Partial<PostContent>): Partial<ContentDoc> {
   const set: Record<string, unknown> = {};
@@ -191,6 +176,9 @@ function fromPatch(patch: Partial<PostContent>): Partial<ContentDoc> {
   }
   return set as Partial<ContentDoc>;
 }
+
+/** A whole snapshot as stored: every content field, by the same mapping as a patch. */
+const fromContent = (content: PostFields): ContentDoc => fromPatch(content) as ContentDoc;
 
 const bodyOf = (content: PostContent): PostBody => ({ contentMarkdown: content.contentMarkdown, contentHtml: content.contentHtml });
 

@@ -157,7 +157,7 @@ export function deliveryStore(db: Connection) {
     },
     /** Written by the attempt that read the delivery by its id; the id alone identifies it. */
     async recordAttempt(id: string, attempt: DeliveryAttempt, next: { state: DeliveryState; nextAttemptAt: Date | null; finalReason: string | null }): Promise<void> {
-      await documentWrites(model).write(id, () => model.updateOne({ _id: id }, { $push: { attempts: attempt }, $set: next }));
+      await tenant.write(id, () => model.updateOne({ _id: id }, { $push: { attempts: attempt }, $set: next }));
     },
     /** Finished deliveries created before `cutoff`, all workspaces. */
     async pruneOlderThan(cutoff: Date): Promise<number> {

@@ -60,6 +60,29 @@ afterAll(async () => {
 
 const NOW = new Date('2025-06-02T06:00:00Z');
 
+/**
+ * One round of a team member closing a new chat while the visitor writes and another member assigns it,
+ * each through the node given: the close answers CLOSED and stays so, the assignment is kept, and the
+ * visitor's message went in before the close or is refused because of it.
+ */
+async function closeAgainstMessageAndAssignment(on: { closer: Deps; visitor: Deps; assigner: Deps }, workspace: Workspace, agentId: string, session: string) {
+  const chat = await startChatService(on.closer, workspace, { visitorSessionId: session });
+  const [closed, message, assigned] = await race(
+    closeConversation(on.closer, workspace.id, chat.conversationId),
+    postVisitorMessage(on.visitor, chat.conversationToken, { body: `Hello from ${session}` }),
+    assignConversation(on.assigner, workspace.id, chat.conversationId, agentId),
+  );
+  expect(codeOf(closed)).toBe('ok');
+  if (closed.status === 'fulfilled') expect(closed.value.status).toBe('CLOSED');
+  expect(['ok', 'conversation_closed']).toContain(codeOf(message));
+  expect(codeOf(assigned)).toBe('ok');
+  const stored = await getConversation(on.closer, workspace.id, chat.conversationId);
+  expect(stored.status).toBe('CLOSED');
+  expect(stored.assignee?.userId ?? null).toBe(agentId);
+  // Closed for good: the next message is refused.
+  await expect(postVisitorMessage(on.visitor, chat.conversationToken, { body: 'After' })).rejects.toMatchObject({ code: 'conversation_closed' });
+}
+
 describe.each(engines)('on $name', (engine) => {
   const clock = new ManualClock(NOW);
   let services: ServiceHarness;
@@ -185,24 +208,7 @@ describe.each(engines)('on $name', (engine) => {
     });
 
     test('close against a visitor message and an assignment: it stays CLOSED, the assignment is kept', async () => {
-      await rounds(async (round) => {
-        const chat = await startChatService(deps, workspace, { visitorSessionId: `race-${round}` });
-        const [closed, message, assigned] = await race(
-          closeConversation(deps, workspace.id, chat.conversationId),
-          postVisitorMessage(deps, chat.conversationToken, { body: `Hello ${round}` }),
-          assignConversation(deps, workspace.id, chat.conversationId, agentId),
-        );
-        expect(codeOf(closed)).toBe('ok');
-        if (closed.status === 'fulfilled') expect(closed.value.status).toBe('CLOSED');
-        // The visitor's message either went in before the close or is refused because of it.
-        expect(['ok', 'conversation_closed']).toContain(codeOf(message));
-        expect(codeOf(assigned)).toBe('ok');
-        const stored = await getConversation(deps, workspace.id, chat.conversationId);
-        expect(stored.status).toBe('CLOSED');
-        expect(stored.assignee?.userId ?? null).toBe(agentId);
-        // Closed for good: the next message is refused.
-        await expect(postVisitorMessage(deps, chat.conversationToken, { body: 'After' })).rejects.toMatchObject({ code: 'conversation_closed' });
-      });
+      await rounds((round) => closeAgainstMessageAndAssignment({ closer: deps, visitor: deps, assigner: deps }, workspace, agentId, `race-${round}`));
     });
   });
 
@@ -287,19 +293,6 @@ describe('three nodes on one engine (sharing Redis)', () => {
     const { workspace } = await newWorkspace(a);
     await activateChatService(a, workspace);
     const agentId = (await findUserByEmail(a, OPERATOR.email))!.id;
-    await rounds(async (round) => {
-      const chat = await startChatService(a, workspace, { visitorSessionId: `three-${round}` });
-      const [closed, message, assigned] = await race(
-        closeConversation(a, workspace.id, chat.conversationId),
-        postVisitorMessage(b, chat.conversationToken, { body: `Hello ${round}` }),
-        assignConversation(c, workspace.id, chat.conversationId, agentId),
-      );
-      expect(codeOf(closed)).toBe('ok');
-      expect(['ok', 'conversation_closed']).toContain(codeOf(message));
-      expect(codeOf(assigned)).toBe('ok');
-      const stored = await getConversation(a, workspace.id, chat.conversationId);
-      expect(stored).toMatchObject({ status: 'CLOSED' });
-      expect(stored.assignee?.userId ?? null).toBe(agentId);
-    });
+    await rounds((round) => closeAgainstMessageAndAssignment({ closer: a, visitor: b, assigner: c }, workspace, agentId, `three-${round}`));
   });
 });
