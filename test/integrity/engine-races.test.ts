@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { newWorkspace, startServices, type ServiceHarness } from '../support/service-harness.js';
 import { startEngine, type RunningService } from '../support/services.js';
 import { ManualClock } from '../../src/shared/clock.js';
@@ -27,6 +27,8 @@ import { OPERATOR, uniqueDbName } from '../support/harness.js';
 const ROUNDS = 50;
 /** Rounds run this many at a time: the races within a round are the point, several rounds add load. */
 const ROUNDS_AT_ONCE = 5;
+// 50 rounds of a race on SQLite take 10-15 s alone and several times that beside the rest of the suite.
+jest.setTimeout(180_000);
 
 async function rounds(run: (round: number) => Promise<void>): Promise<void> {
   for (let first = 0; first < ROUNDS; first += ROUNDS_AT_ONCE) {
