@@ -27,7 +27,8 @@ import { OPERATOR, uniqueDbName } from '../support/harness.js';
 const ROUNDS = 50;
 /** Rounds run this many at a time: the races within a round are the point, several rounds add load. */
 const ROUNDS_AT_ONCE = 5;
-// 50 rounds of a race on SQLite take 10-15 s alone and several times that beside the rest of the suite.
+// 50 rounds of a race on SQLite take 10-15 s alone and several times that under load. `npm test` runs this
+// folder in a step of its own, before the rest, so its load never meets the suite's timing-sensitive tests.
 jest.setTimeout(180_000);
 
 async function rounds(run: (round: number) => Promise<void>): Promise<void> {
