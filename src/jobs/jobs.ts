@@ -2,6 +2,7 @@ import { Agenda } from 'agenda';
 import { MongoBackend } from '@agendajs/mongo-backend';
 import type { Connection } from 'mongoose';
 import type { Logger } from 'pino';
+import { documentLocks } from '../db/document-locks.js';
 
 /**
  * Persisted background jobs (Agenda on the same MongoDB). `enqueue` stores the job before it returns,
@@ -16,6 +17,12 @@ export interface JobQueue {
    * freely; `insertOnly` leaves an existing job untouched.
    */
   enqueueUnique(name: string, data: Record<string, unknown>, key: string, options?: { at?: Date; insertOnly?: boolean }): Promise<void>;
+  /**
+   * The one job of `name` for `data[key]` runs no later than `at`: created there, or moved earlier, never
+   * later. A job running now is not moved (Agenda saves its own next run when it ends): its owner asks
+   * again once it has ended (`complete:<name>`).
+   */
+  enqueueNoLaterThan(name: string, data: Record<string, unknown>, key: string, at: Date): Promise<void>;
   /** Starts processing on this node (worker role). */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -49,6 +56,14 @@ export function createJobQueue(db: Connection, logger: Logger, options: { proces
         .unique({ name, [`data.${key}`]: data[key] } as never, { insertOnly: opts.insertOnly ?? false })
         .schedule(opts.at ?? new Date())
         .save();
+    },
+    async enqueueNoLaterThan(name, data, key, at) {
+      const filter = { name, [`data.${key}`]: data[key] };
+      // Two callers for one entity must not undo each other's move (a conditional update is no compare-and-set on FerretDB).
+      await documentLocks(db).write(`jobs:${name}:${String(data[key])}`, async () => {
+        await agenda.create(name, data).unique(filter as never, { insertOnly: true }).schedule(at).save();
+        await db.db!.collection('jobs').updateOne({ ...filter, nextRunAt: { $gt: at } }, { $set: { nextRunAt: at } });
+      });
     },
     async start() {
       await agenda.start();

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Deps } from '../deps.js';
 import { deliveryStore, leaseStore } from './webhooks.model.js';
 import type { Delivery } from './delivery.js';
-import { DISPATCH_JOB, OpenedTargets, leaseTtl, scheduleRetry, sendAttempt, type AttemptResult } from './webhooks.service.js';
+import { DISPATCH_JOB, OpenedTargets, leaseTtl, notSent, scheduleRetry, sendAttempt, type AttemptResult } from './webhooks.service.js';
 import { stateOf } from './webhooks.node-state.js';
 
 /**
@@ -184,7 +184,7 @@ class Dispatcher {
     this.inFlight += 1;
     this.attempted += 1;
     void sendAttempt(this.deps, delivery, this.targets)
-      .catch((error: unknown) => notSent(this.deps, error))
+      .catch((error: unknown) => notSent(this.deps, delivery, error))
       .then((result) => {
         if (!this.finished.length) this.finishedSince = Date.now();
         this.finished.push({ delivery, result });
@@ -216,7 +216,8 @@ class Dispatcher {
       }));
       try {
         await store.completeFirstAttempts(records);
-        for (const record of records) if (record.state === 'scheduled' && record.nextAttemptAt) await scheduleRetry(this.deps, record.id, record.nextAttemptAt);
+        const firstRetry = Math.min(...records.map((record) => (record.state === 'scheduled' ? (record.nextAttemptAt?.getTime() ?? Infinity) : Infinity)));
+        if (firstRetry < Infinity) await scheduleRetry(this.deps, this.workspaceId, new Date(firstRetry));
         for (const record of records) {
           const batch = record.batch ?? record.id;
           const entry = this.batches.get(batch);
@@ -252,15 +253,4 @@ class Dispatcher {
   private async keepJob(): Promise<void> {
     if (this.deps.jobs.running) await ensureDispatchJob(this.deps, this.workspaceId, leaseTtl(this.deps)).catch(() => undefined);
   }
-}
-
-/** An attempt that could not even be made (an unreadable target): final, so it is not tried forever. */
-function notSent(deps: Deps, error: unknown): AttemptResult {
-  const message = `not sent: ${error instanceof Error ? error.message : String(error)}`;
-  return {
-    attempt: { number: 1, at: deps.clock.now(), statusCode: null, durationMs: 0, error: message, outcome: 'refused' },
-    state: 'failed',
-    nextAttemptAt: null,
-    finalReason: message,
-  };
 }

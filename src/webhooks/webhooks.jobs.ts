@@ -1,8 +1,10 @@
-import type { Job } from 'agenda';
+import type { Job, JobWithId } from 'agenda';
 import type { Deps } from '../deps.js';
 import { dispatchWorkspace } from './webhooks.dispatch.js';
 import { recordEvent } from './webhooks.record.js';
-import { DISPATCH_JOB, PRUNE_JOB, RETRY_JOB, leaseTtl, pruneDeliveries, recoverDeliveries, retryDelivery } from './webhooks.service.js';
+import { adoptDeliveryJob, recoverRetries, retryWorkspace } from './webhooks.retries.js';
+import { DISPATCH_JOB, PRUNE_JOB, RETRY_JOB, leaseTtl, pruneDeliveries, recoverFirstAttempts, scheduleRetry } from './webhooks.service.js';
+import { deliveryStore } from './webhooks.model.js';
 
 /** How often finished deliveries past the retention limits are deleted. */
 const PRUNE_EVERY = '1 hour';
@@ -10,7 +12,7 @@ const PRUNE_EVERY = '1 hour';
 /**
  * Webhook jobs. `webhooks.dispatch` (one per workspace; the persisted safety net behind the in-process
  * dispatch of worker nodes, and the only path on API-only nodes) makes first attempts in event order;
- * `webhooks.retry` (one per delivery) makes the retries and moves itself to the next retry time, which
+ * `webhooks.retry` (one per workspace) makes the retries due and moves itself to the next retry time, which
  * Agenda stores together with the run's completion; `webhooks.prune` (one, every hour) deletes finished
  * deliveries older than `WEBHOOK_DELIVERY_RETENTION_DAYS` or beyond `WEBHOOK_DELIVERY_MAX_PER_WORKSPACE`.
  */
@@ -36,16 +38,29 @@ export function registerWebhookJobs(deps: Deps): { recover(): Promise<void> } {
 
   deps.jobs.agenda.define(
     RETRY_JOB,
-    async (job: Job<{ deliveryId: string }>) => {
+    async (job: Job<{ workspaceId?: string; deliveryId?: string }>) => {
+      const { workspaceId, deliveryId } = job.attrs.data;
       try {
-        job.attrs.nextRunAt = await retryDelivery(deps, String(job.attrs.data.deliveryId));
+        if (workspaceId) job.attrs.nextRunAt = await retryWorkspace(deps, String(workspaceId), () => job.touch());
+        else if (deliveryId) await adoptDeliveryJob(deps, String(deliveryId));
       } catch (error) {
-        deps.logger.error({ err: error, deliveryId: job.attrs.data.deliveryId }, 'webhook retry failed; will run again');
-        job.attrs.nextRunAt = new Date(Date.now() + ttl);
+        // Back off (an engine too busy to answer gets time to recover) rather than run again at once.
+        deps.logger.error({ err: error, workspaceId, deliveryId }, 'webhook retries failed; will run again');
+        job.attrs.nextRunAt = new Date(Date.now() + ttl + Math.round(Math.random() * ttl));
       }
     },
     { lockLifetime: ttl + 2_000, removeOnComplete: true, concurrency: 10 },
   );
+  // A retry scheduled while the run ran found its job running and left it alone; now that Agenda has saved
+  // the run's own next time, bring it forward if that retry is due sooner.
+  deps.jobs.agenda.on(`complete:${RETRY_JOB}`, (job: JobWithId) => {
+    const { workspaceId } = job.attrs.data as { workspaceId?: string };
+    if (!workspaceId) return;
+    void deliveryStore(deps.db)
+      .nextRetryAt(String(workspaceId))
+      .then((next) => next && scheduleRetry(deps, String(workspaceId), next))
+      .catch((error: unknown) => deps.logger.error({ err: error, workspaceId }, 'webhook retry time not checked'));
+  });
 
   deps.jobs.agenda.define(
     PRUNE_JOB,
@@ -62,8 +77,8 @@ export function registerWebhookJobs(deps: Deps): { recover(): Promise<void> } {
 
   return {
     async recover() {
-      const count = await recoverDeliveries(deps);
-      if (count) deps.logger.info({ count }, 'webhooks: unfinished deliveries re-enqueued');
+      const count = (await recoverFirstAttempts(deps)) + (await recoverRetries(deps));
+      if (count) deps.logger.info({ count }, 'webhooks: workspaces with unfinished deliveries re-enqueued');
       await deps.jobs.agenda.every(PRUNE_EVERY, PRUNE_JOB);
     },
   };

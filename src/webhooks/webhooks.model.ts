@@ -41,8 +41,9 @@ const deliverySchema = new Schema<DeliveryDoc>(
 deliverySchema.index({ workspaceId: 1, _id: -1 });
 // One registered endpoint's log: newest first.
 deliverySchema.index({ workspaceId: 1, endpointId: 1, _id: -1 });
-// Worker boot: deliveries left `scheduled` (or `pending`, by versions before the pending collection).
-deliverySchema.index({ state: 1 });
+// A workspace's retries by when they are due; at worker boot, the workspaces with retries (or records
+// versions before the pending collection left `pending`). Every index costs each retry's write on FerretDB.
+deliverySchema.index({ state: 1, workspaceId: 1, nextAttemptAt: 1 });
 // Pruning by age.
 deliverySchema.index({ createdAt: 1 });
 
@@ -143,9 +144,24 @@ export function deliveryStore(db: Connection) {
       for (const doc of done) byId.set(doc._id.toHexString(), toDelivery(doc));
       return [...byId.values()].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).slice(0, options.limit);
     },
-    /** Worker boot, across workspaces: deliveries a previous run left unfinished in the record collection. */
-    async unfinished(): Promise<Delivery[]> {
-      const docs = await model.find({ state: { $in: ['pending', 'scheduled'] } }).sort({ _id: 1 }).limit(50_000).lean<DeliveryDoc[]>();
+    /** The workspace's retries due by `now`, the longest due first, at most `limit`. */
+    async dueRetries(workspaceId: string, now: Date, limit: number): Promise<Delivery[]> {
+      const docs = await tenant.find(workspaceId, { state: 'scheduled', nextAttemptAt: { $lte: now } }, { sort: { nextAttemptAt: 1 }, limit });
+      return docs.map(toDelivery);
+    },
+    /** When the workspace's next retry is due; null when none is scheduled. */
+    async nextRetryAt(workspaceId: string): Promise<Date | null> {
+      const [next] = await tenant.find(workspaceId, { state: 'scheduled' }, { sort: { nextAttemptAt: 1 }, limit: 1 });
+      return next ? (next.nextAttemptAt ?? new Date(0)) : null;
+    },
+    /** Worker boot, across workspaces: those with retries to come. */
+    async workspacesWithRetries(): Promise<string[]> {
+      const ids = await model.distinct('workspaceId', { state: 'scheduled' });
+      return ids.map(String);
+    },
+    /** Worker boot: records versions before the pending collection left `pending`. */
+    async legacyPending(): Promise<Delivery[]> {
+      const docs = await model.find({ state: 'pending' }).sort({ _id: 1 }).limit(50_000).lean<DeliveryDoc[]>();
       return docs.map(toDelivery);
     },
     /** Records of earlier versions still `pending` move to the pending collection (their dispatch reads only there). */
@@ -155,9 +171,14 @@ export function deliveryStore(db: Connection) {
         await model.collection.deleteOne({ _id: new Types.ObjectId(delivery.id), state: 'pending' });
       }
     },
-    /** Written by the attempt that read the delivery by its id; the id alone identifies it. */
-    async recordAttempt(id: string, attempt: DeliveryAttempt, next: { state: DeliveryState; nextAttemptAt: Date | null; finalReason: string | null }): Promise<void> {
-      await tenant.write(id, () => model.updateOne({ _id: id }, { $push: { attempts: attempt }, $set: next }));
+    /**
+     * The retries of one batch, recorded one after the other: FerretDB 1.24 hangs on an update command of
+     * several statements, and concurrent writes only contend for its SQLite writer. The workspace's retry
+     * lease makes its holder the only writer of a scheduled record (nothing else updates one), so no
+     * document lock is needed.
+     */
+    async recordRetries(outcomes: { id: string; attempt: DeliveryAttempt; next: { state: DeliveryState; nextAttemptAt: Date | null; finalReason: string | null } }[]): Promise<void> {
+      for (const { id, attempt, next } of outcomes) await model.updateOne({ _id: id }, { $push: { attempts: attempt }, $set: next });
     },
     /** Finished deliveries created before `cutoff`, all workspaces. */
     async pruneOlderThan(cutoff: Date): Promise<number> {

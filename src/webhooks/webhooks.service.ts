@@ -259,29 +259,19 @@ export async function sendAttempt(deps: Deps, delivery: Delivery, targets: Opene
   return { attempt, state, nextAttemptAt, finalReason };
 }
 
+/** An attempt that could not even be made (an unreadable target): final, so it is not tried forever. */
+export function notSent(deps: Deps, delivery: Delivery, error: unknown): AttemptResult {
+  return notSentTo(deps.clock.now(), delivery.attempts.length + 1, `not sent: ${error instanceof Error ? error.message : String(error)}`);
+}
+
 /** An attempt not made: the endpoint is gone or disabled. Final. */
 function notSentTo(now: Date, number: number, reason: string): AttemptResult {
   return { attempt: { number, at: now, statusCode: null, durationMs: 0, error: reason, outcome: 'refused' }, state: 'failed', nextAttemptAt: null, finalReason: reason };
 }
 
-/** A retry: send, then record the attempt on the delivery. The caller schedules the next retry, if any. */
-export async function attemptDelivery(deps: Deps, delivery: Delivery): Promise<AttemptResult> {
-  const result = await sendAttempt(deps, delivery);
-  await deliveryStore(deps.db).recordAttempt(delivery.id, result.attempt, { state: result.state, nextAttemptAt: result.nextAttemptAt, finalReason: result.finalReason });
-  return result;
-}
-
-export async function scheduleRetry(deps: Deps, deliveryId: string, at: Date): Promise<void> {
-  await deps.jobs.enqueueUnique(RETRY_JOB, { deliveryId }, 'deliveryId', { at });
-}
-
-/** A retry job's run. Returns when the same job should run again, or null when the delivery is settled. */
-export async function retryDelivery(deps: Deps, deliveryId: string): Promise<Date | null> {
-  const delivery = await deliveryStore(deps.db).byId(deliveryId);
-  if (!delivery || delivery.state !== 'scheduled') return null;
-  if (delivery.nextAttemptAt && delivery.nextAttemptAt.getTime() > Date.now() + 50) return delivery.nextAttemptAt;
-  const result = await attemptDelivery(deps, delivery);
-  return result.state === 'scheduled' ? result.nextAttemptAt : null;
+/** The workspace's retry dispatcher runs no later than `at` (see `webhooks.retries.ts`). */
+export async function scheduleRetry(deps: Deps, workspaceId: string, at: Date): Promise<void> {
+  await deps.jobs.enqueueNoLaterThan(RETRY_JOB, { workspaceId }, 'workspaceId', at);
 }
 
 /**
@@ -306,24 +296,20 @@ export async function redeliver(deps: Deps, workspaceId: string, deliveryId: str
     endpointId: original.endpointId,
   });
   await store.create(copy);
-  await scheduleRetry(deps, copy.id, now);
+  await scheduleRetry(deps, workspaceId, now);
   return copy;
 }
 
 /**
- * On a worker start: deliveries a previous run left behind get their jobs again (idempotent). Records
- * of earlier versions still `pending` move to the pending collection first.
+ * On a worker start: workspaces with deliveries whose first attempt is still to come get their dispatch
+ * job again (idempotent). Records of earlier versions still `pending` move to the pending collection first.
  */
-export async function recoverDeliveries(deps: Deps): Promise<number> {
+export async function recoverFirstAttempts(deps: Deps): Promise<number> {
   const store = deliveryStore(deps.db);
-  const unfinished = await store.unfinished();
-  await store.movePending(unfinished.filter((delivery) => delivery.state === 'pending'));
-  for (const delivery of unfinished) {
-    if (delivery.state === 'scheduled') await deps.jobs.enqueueUnique(RETRY_JOB, { deliveryId: delivery.id }, 'deliveryId', { insertOnly: true, at: delivery.nextAttemptAt ?? new Date() });
-  }
+  await store.movePending(await store.legacyPending());
   const workspaces = await store.workspacesWithPending();
   for (const workspaceId of workspaces) await deps.jobs.enqueueUnique(DISPATCH_JOB, { workspaceId }, 'workspaceId');
-  return unfinished.length + workspaces.length;
+  return workspaces.length;
 }
 
 /** Finished deliveries past the retention time, then beyond the per-workspace maximum (newest kept). */

@@ -4,6 +4,8 @@ import { createWorkspace, eventually, request, startTestNode, type WorkspaceFixt
 import type { HearthNode } from '../../src/app/node.js';
 import { workspaceStore } from '../../src/workspaces/workspaces.model.js';
 import { startReceiver, type Behaviour } from './receiver.js';
+import { deliveryStore } from '../../src/webhooks/webhooks.model.js';
+import { RETRY_JOB, newDelivery } from '../../src/webhooks/webhooks.service.js';
 
 const BASE_MS = 2;
 let node: HearthNode;
@@ -173,6 +175,24 @@ test("first attempts follow the workspace's event order, even when an earlier on
   // went out although the first one got a 500 and is being retried.
   expect([...firsts].sort()).toEqual(['post1', 'post2', 'post3', 'post4', 'post5', 'post6', 'post7', 'post8']);
   expect(receiver.on(path)).toHaveLength(9);
+});
+
+test('retries of a workspace share one job; a retry job left by a version with one job per delivery is adopted', async () => {
+  const { ws, path } = await hookedWorkspace([500, 500, 500, 200]);
+  for (let n = 1; n <= 3; n++) await publishPost(ws, n);
+  const done = await settled(ws, 3);
+  expect(done.map((d) => d.state)).toEqual(['delivered', 'delivered', 'delivered']);
+  const jobs = node.deps.db.db!.collection('jobs');
+  expect(await jobs.countDocuments({ name: RETRY_JOB, 'data.workspaceId': ws.id })).toBe(1);
+  expect(await jobs.countDocuments({ name: RETRY_JOB, 'data.deliveryId': { $exists: true } })).toBe(0);
+
+  // An older version's job names only its delivery: the delivery is retried by its workspace's dispatcher.
+  const store = deliveryStore(node.deps.db);
+  const left = newDelivery(node.deps, ws.id, { event: 'post.published', webhookId: 'msg_left', payload: { event: 'post.published' }, url: receiver.url(path), state: 'scheduled', nextAttemptAt: new Date() });
+  await store.create(left);
+  await node.deps.jobs.enqueue(RETRY_JOB, { deliveryId: left.id });
+  await eventually(async () => (await store.byId(left.id))?.state === 'delivered', 10_000);
+  await eventually(async () => (await jobs.countDocuments({ name: RETRY_JOB, 'data.deliveryId': left.id })) === 0);
 });
 
 test('redeliver sends the same event again with the same Webhook-Id; unknown or foreign ids are 404', async () => {

@@ -10,6 +10,8 @@ export interface RunningService {
   /** For engines: `ferretdb-postgresql` or `ferretdb-sqlite`. */
   kind?: string;
   port: number;
+  /** The server's process (engines: to read its CPU time). */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -110,6 +112,7 @@ export async function startEngine(handler?: EngineHandler): Promise<RunningServi
     url: engine.uri,
     kind: postgres ? 'ferretdb-postgresql' : 'ferretdb-sqlite',
     port,
+    pid: engine.pid,
     stop: async () => {
       await engine.stop();
       postgres?.drop();
