@@ -24,6 +24,8 @@ export interface Navigation {
   key: string;
   name: string;
   items: NavigationItem[];
+  /** Counts saves: the `ETag` a person's next save names in `If-Match`. */
+  version: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -48,6 +50,7 @@ interface NavigationDoc {
   key: string;
   name: string;
   items: NavigationItemDoc[];
+  version?: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -74,6 +77,7 @@ const navigationSchema = new Schema<NavigationDoc>(
     key: { type: String, required: true },
     name: { type: String, required: true },
     items: { type: [navigationItemSchema], default: [] },
+    version: { type: Number, default: 0 },
   },
   { timestamps: true, collection: 'navigations' },
 );
@@ -99,6 +103,7 @@ function toNavigation(doc: NavigationDoc): Navigation {
       hiddenLocales: item.hiddenLocales ?? [],
       postId: item.postId ?? null,
     })),
+    version: doc.version ?? 0,
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
   };
@@ -123,6 +128,8 @@ export function navigationStore(db: Connection) {
   const model = Navigations(db);
   const scope = tenantScope(model);
   return {
+    /** Runs `work` as the only writer of the navigation: a save that checks the version first. */
+    exclusive: scope.transition,
     async list(workspaceId: string): Promise<Navigation[]> {
       const docs = await scope.find(workspaceId, {}, { sort: { key: 1 } });
       return docs.map(toNavigation);
@@ -145,7 +152,7 @@ export function navigationStore(db: Connection) {
     /** null when missing, `'taken'` when the new key is another navigation's. */
     async rename(workspaceId: string, id: string, patch: { key?: string; name?: string }): Promise<Navigation | null | 'taken'> {
       try {
-        const doc = await scope.updateById(workspaceId, id, { $set: patch });
+        const doc = await scope.updateById(workspaceId, id, { $set: patch, $inc: { version: 1 } });
         return doc ? toNavigation(doc) : null;
       } catch (error) {
         if (isDuplicateKeyError(error)) return 'taken';
@@ -153,7 +160,7 @@ export function navigationStore(db: Connection) {
       }
     },
     async replaceItems(workspaceId: string, id: string, items: NavigationItem[]): Promise<Navigation | null> {
-      const doc = await scope.updateById(workspaceId, id, { $set: { items: items.map(toItemDoc) } });
+      const doc = await scope.updateById(workspaceId, id, { $set: { items: items.map(toItemDoc) }, $inc: { version: 1 } });
       return doc ? toNavigation(doc) : null;
     },
     async remove(workspaceId: string, id: string): Promise<Navigation | null> {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { conditionalGet, CONDITIONAL_GET_NOTE, NOT_MODIFIED } from '../http/conditional-get.js';
 import { route, type RouteDef } from '../http/route.js';
+import { IF_MATCH_NOTE, VERSION_MISMATCH, ifMatchVersions, versioned } from '../http/versioned.js';
 import {
   adminNavigationSchema,
   createNavigationBody,
@@ -69,7 +70,7 @@ export const navigationRoutes: RouteDef[] = [
     params: widParams,
     body: createNavigationBody,
     responses: { 201: { description: 'Created (no items).', schema: adminNavigationSchema }, 400: 'Invalid body.', 409: 'Key taken.' },
-    handle: async ({ deps, workspace, body }) => ({ status: 201, body: toAdminNavigation(await createNavigation(deps, workspace, body)) }),
+    handle: async ({ deps, workspace, body }) => versioned(toAdminNavigation(await createNavigation(deps, workspace, body)), 201),
   }),
   route({
     method: 'get',
@@ -79,20 +80,20 @@ export const navigationRoutes: RouteDef[] = [
     auth: 'member',
     params: navigationParams,
     responses: { 200: { description: 'The navigation.', schema: adminNavigationSchema }, 404: 'No such navigation.' },
-    handle: async ({ deps, workspace, params }) => ({ body: toAdminNavigation(await getNavigation(deps, workspace, params.nid)) }),
+    handle: async ({ deps, workspace, params }) => versioned(toAdminNavigation(await getNavigation(deps, workspace, params.nid))),
   }),
   route({
     method: 'patch',
     path: '/admin/workspaces/:wid/navigations/:nid',
     summary: 'Rename or re-key a navigation',
-    description: `Emits \`navigation.updated\` when the key or name changed. ${OWNER_ONLY}`,
+    description: `Emits \`navigation.updated\` when the key or name changed.\n\n${IF_MATCH_NOTE}\n\n${OWNER_ONLY}`,
     tags: adminTags,
     auth: 'member',
     role: 'owner',
     params: navigationParams,
     body: patchNavigationBody,
-    responses: { 200: { description: 'Updated.', schema: adminNavigationSchema }, 400: 'Invalid body.', 404: 'No such navigation.', 409: 'Key taken.' },
-    handle: async ({ deps, workspace, params, body }) => ({ body: toAdminNavigation(await renameNavigation(deps, workspace, params.nid, body)) }),
+    responses: { 200: { description: 'Updated.', schema: adminNavigationSchema }, 400: 'Invalid body.', 404: 'No such navigation.', 409: 'Key taken.', 412: VERSION_MISMATCH },
+    handle: async ({ deps, req, workspace, params, body }) => versioned(toAdminNavigation(await renameNavigation(deps, workspace, params.nid, body, ifMatchVersions(req)))),
   }),
   route({
     method: 'delete',
@@ -116,16 +117,16 @@ export const navigationRoutes: RouteDef[] = [
     description: [
       'Replaces every item at once (at most 500). `id`/`parentId` may be client ids referring to other items of the request; ids of this navigation\'s current items are kept, others are replaced by server ids.',
       'Each rule failure is a 400 with an issue at `items.<index>.<field>`: CUSTOM_URL needs `customUrl` (absolute http(s), `/path`, `#anchor`, `mailto:` or `tel:`) and at least one label; HEADING needs a label; POST needs `postId` of a post of this workspace; only CUSTOM_URL has `customUrl` and only POST has `postId`; ids unique; `parentId` names another item of the request; no cycles; `position` unique among siblings.',
-      `Emits \`navigation.items.replaced\`. ${OWNER_ONLY}`,
+      `Emits \`navigation.items.replaced\`.`,
+      IF_MATCH_NOTE,
+      OWNER_ONLY,
     ].join('\n\n'),
     tags: adminTags,
     auth: 'member',
     role: 'owner',
     params: navigationParams,
     body: replaceItemsBody,
-    responses: { 200: { description: 'The navigation with its stored items (menu order).', schema: adminNavigationSchema }, 400: 'Invalid items.', 404: 'No such navigation.' },
-    handle: async ({ deps, workspace, params, body }) => ({
-      body: toAdminNavigation(await replaceNavigationItems(deps, workspace, params.nid, body.items)),
-    }),
+    responses: { 200: { description: 'The navigation with its stored items (menu order).', schema: adminNavigationSchema }, 400: 'Invalid items.', 404: 'No such navigation.', 412: VERSION_MISMATCH },
+    handle: async ({ deps, req, workspace, params, body }) => versioned(toAdminNavigation(await replaceNavigationItems(deps, workspace, params.nid, body.items, ifMatchVersions(req)))),
   }),
 ];

@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.js';
 import { fail, invalid } from '../shared/errors.js';
+import { requireVersion } from '../shared/versions.js';
 import { findPostHeads, publishedInGroups } from '../posts/posts.service.js';
 import { postTypesByIds } from '../posts/post-types.service.js';
 import { type Workspace } from '../workspaces/workspaces.service.js';
@@ -27,11 +28,25 @@ export async function createNavigation(deps: Deps, workspace: Workspace, input: 
   return created;
 }
 
-export async function renameNavigation(deps: Deps, workspace: Workspace, id: string, patch: { key?: string; name?: string }): Promise<Navigation> {
-  const before = await getNavigation(deps, workspace, id);
-  const updated = await navigationStore(deps.db).rename(workspace.id, id, patch);
-  if (updated === null) throw fail('navigation_not_found');
-  if (updated === 'taken') throw fail('navigation_key_taken');
+/**
+ * One save of a navigation, as its only writer: with `ifMatch` (the versions the editor last saw, from
+ * `If-Match`) only while the navigation is still at one of them, else 412 `version_mismatch`.
+ */
+function saveNavigation<T>(deps: Deps, workspace: Workspace, id: string, ifMatch: readonly number[] | undefined, save: (current: Navigation) => Promise<T>): Promise<T> {
+  return navigationStore(deps.db).exclusive(id, async () => {
+    const current = await getNavigation(deps, workspace, id);
+    requireVersion('navigation', current.version, ifMatch);
+    return save(current);
+  });
+}
+
+export async function renameNavigation(deps: Deps, workspace: Workspace, id: string, patch: { key?: string; name?: string }, ifMatch?: readonly number[]): Promise<Navigation> {
+  const { before, updated } = await saveNavigation(deps, workspace, id, ifMatch, async (current) => {
+    const renamed = await navigationStore(deps.db).rename(workspace.id, id, patch);
+    if (renamed === null) throw fail('navigation_not_found');
+    if (renamed === 'taken') throw fail('navigation_key_taken');
+    return { before: current, updated: renamed };
+  });
   if (updated.key !== before.key || updated.name !== before.name) {
     await deps.events.publish(navigationEvent('navigation.updated', workspace, updated, deps.clock.now()));
   }
@@ -48,15 +63,18 @@ export async function deleteNavigation(deps: Deps, workspace: Workspace, id: str
  * Validates the whole tree before anything is stored (`itemTreeIssues`), then stores it in menu order.
  * Ids of this navigation's existing items are kept; other (client) ids are replaced by fresh server ids.
  */
-export async function replaceNavigationItems(deps: Deps, workspace: Workspace, id: string, items: NavigationItemInput[]): Promise<Navigation> {
-  const navigation = await getNavigation(deps, workspace, id);
+export async function replaceNavigationItems(deps: Deps, workspace: Workspace, id: string, items: NavigationItemInput[], ifMatch?: readonly number[]): Promise<Navigation> {
+  await getNavigation(deps, workspace, id);
   const postIds = [...new Set(items.map((item) => item.postId).filter((pid): pid is string => !!pid))];
   const known = new Set((await findPostHeads(deps, workspace.id, postIds)).map((post) => post.id));
   const issues = itemTreeIssues(items, known);
   if (issues.length) throw invalid(issues, 'The navigation items are invalid.');
-  const stored = toStoredItems(items, new Set(navigation.items.map((item) => item.id)));
-  const updated = await navigationStore(deps.db).replaceItems(workspace.id, navigation.id, orderTree(stored));
-  if (!updated) throw fail('navigation_not_found');
+  const updated = await saveNavigation(deps, workspace, id, ifMatch, async (navigation) => {
+    const stored = toStoredItems(items, new Set(navigation.items.map((item) => item.id)));
+    const replaced = await navigationStore(deps.db).replaceItems(workspace.id, navigation.id, orderTree(stored));
+    if (!replaced) throw fail('navigation_not_found');
+    return replaced;
+  });
   await deps.events.publish(navigationEvent('navigation.items.replaced', workspace, updated, deps.clock.now()));
   return updated;
 }
@@ -67,6 +85,7 @@ export function toAdminNavigation(navigation: Navigation) {
     key: navigation.key,
     name: navigation.name,
     items: navigation.items,
+    version: navigation.version,
     createdAt: navigation.createdAt.toISOString(),
     updatedAt: navigation.updatedAt.toISOString(),
   };

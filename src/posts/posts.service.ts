@@ -1,5 +1,6 @@
 import { Types } from 'mongoose';
 import type { Deps } from '../deps.js';
+import { requireVersion } from '../shared/versions.js';
 import { fail, invalid, type FieldIssue } from '../shared/errors.js';
 import { pageInfoOf } from '../shared/paging.js';
 import { findCategory } from '../categories/categories.service.js';
@@ -124,7 +125,7 @@ export async function editDraft(deps: Deps, workspace: Workspace, id: string, pa
   await checkCategory(deps, workspace.id, patch.categoryId);
   return posts.exclusive(id, async () => {
     const post = await getPost(deps, workspace, id);
-    requireVersion(post, ifMatch);
+    requireVersion('post', post.version, ifMatch);
     if (patch.slug !== undefined && patch.slug !== post.draft.slug && (await posts.slugUsedByOther(workspace.id, post.locale, patch.slug, post.id))) {
       throw fail('post_slug_taken');
     }
@@ -144,13 +145,6 @@ export async function editDraft(deps: Deps, workspace: Workspace, id: string, pa
     if (updated === 'taken') throw fail('post_slug_taken');
     return updated;
   });
-}
-
-/** 412 unless the post is at one of the versions the caller names (no names: any version). */
-function requireVersion(post: Post, ifMatch: readonly number[] | undefined): void {
-  if (ifMatch && !ifMatch.includes(post.version)) {
-    throw fail('version_mismatch', `The post is at version ${post.version} (ETag "${post.version}"), not the one If-Match names; reload it and retry.`);
-  }
 }
 
 export async function deletePost(deps: Deps, workspace: Workspace, id: string): Promise<void> {

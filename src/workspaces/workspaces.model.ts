@@ -21,6 +21,8 @@ export interface Workspace {
   analytics: AnalyticsSettings | null;
   /** Where the workspace's site lives (feeds, sitemap, preview links); admin-only. */
   siteUrl: string | null;
+  /** Counts saves of the settings: the `ETag` a person's next save names in `If-Match`. */
+  version: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -36,6 +38,7 @@ interface WorkspaceDoc {
   webhookUrl: string | null;
   analytics: AnalyticsSettings | null;
   siteUrl?: string | null;
+  version?: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -52,6 +55,7 @@ const workspaceSchema = new Schema<WorkspaceDoc>(
     webhookUrl: { type: String, default: null },
     analytics: { type: new Schema({ websiteId: String, scriptUrl: String }, { _id: false }), default: null },
     siteUrl: { type: String, default: null },
+    version: { type: Number, default: 0 },
   },
   { timestamps: true, collection: 'workspaces' },
 );
@@ -70,6 +74,7 @@ function toWorkspace(doc: WorkspaceDoc): Workspace {
     webhookUrl: doc.webhookUrl ?? null,
     analytics: doc.analytics ? { websiteId: doc.analytics.websiteId, scriptUrl: doc.analytics.scriptUrl } : null,
     siteUrl: doc.siteUrl ?? null,
+    version: doc.version ?? 0,
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
   };
@@ -95,7 +100,10 @@ export interface WorkspacePatch {
 
 export function workspaceStore(db: Connection) {
   const model = Workspaces(db);
+  const guarded = documentWrites(model);
   return {
+    /** Runs `work` as the only writer of the workspace's settings: a save that checks them first. */
+    exclusive: guarded.transition,
     /** null when the slug is taken. */
     async create(input: NewWorkspace): Promise<Workspace | null> {
       return nullOnDuplicate(async () => {
@@ -129,7 +137,7 @@ export function workspaceStore(db: Connection) {
       if (patch.customConfig !== undefined) set.customConfigJson = storeJson(patch.customConfig);
       if (patch.schemaOrg !== undefined) set.schemaOrgJson = storeJson(patch.schemaOrg);
       // Two saves of different settings at once both land (`document-locks.ts`).
-      const doc = await documentWrites(model).write(id, () => model.findByIdAndUpdate(id, { $set: set }, { returnDocument: 'after' }).lean<WorkspaceDoc>());
+      const doc = await guarded.write(id, () => model.findByIdAndUpdate(id, { $set: set, $inc: { version: 1 } }, { returnDocument: 'after' }).lean<WorkspaceDoc>());
       return doc ? toWorkspace(doc) : null;
     },
   };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { conditionalGet, CONDITIONAL_GET_NOTE, NOT_MODIFIED } from '../http/conditional-get.js';
+import { IF_MATCH_NOTE, VERSION_MISMATCH, ifMatchVersions, versioned } from '../http/versioned.js';
 import { route } from '../http/route.js';
 import { fail } from '../shared/errors.js';
 import { requireOperator } from '../auth/auth.service.js';
@@ -74,21 +75,21 @@ export const workspaceRoutes = [
     auth: 'member',
     params: workspaceIdParams,
     responses: { 200: { description: 'The workspace.', schema: adminWorkspaceSchema }, 404: 'Not a member, or no such workspace.' },
-    handle: async ({ workspace, role }) => ({ body: toAdminWorkspace(workspace, role) }),
+    handle: async ({ workspace, role }) => versioned(toAdminWorkspace(workspace, role)),
   }),
   route({
     method: 'patch',
     path: '/admin/workspaces/:wid',
     summary: 'Change workspace settings (owners)',
     description:
-      'Emits the `workspace.updated` webhook event. `webhookUrl` carries the webhook secret in its `secret` query parameter. `siteUrl` (absolute http(s), no query or fragment, trailing `/` dropped; null clears it) is the base of post links in `/external/feed.xml`, `/external/sitemap.xml` and preview links (`${siteUrl}/${locale}/${slug}`); it is admin-only and never part of `GET /external/workspace`.',
+      'Emits the `workspace.updated` webhook event. `webhookUrl` carries the webhook secret in its `secret` query parameter. `siteUrl` (absolute http(s), no query or fragment, trailing `/` dropped; null clears it) is the base of post links in `/external/feed.xml`, `/external/sitemap.xml` and preview links (`${siteUrl}/${locale}/${slug}`); it is admin-only and never part of `GET /external/workspace`.\n\n' + IF_MATCH_NOTE,
     tags,
     auth: 'member',
     role: 'owner',
     params: workspaceIdParams,
     body: patchWorkspaceBody,
-    responses: { 200: { description: 'The updated workspace.', schema: adminWorkspaceSchema }, 400: 'Invalid body.', 403: 'Agents may not change settings.' },
-    handle: async ({ deps, workspace, role, body }) => ({ body: toAdminWorkspace(await updateWorkspace(deps, workspace, body), role) }),
+    responses: { 200: { description: 'The updated workspace.', schema: adminWorkspaceSchema }, 400: 'Invalid body.', 403: 'Agents may not change settings.', 412: VERSION_MISMATCH },
+    handle: async ({ deps, req, workspace, role, body }) => versioned(toAdminWorkspace(await updateWorkspace(deps, workspace, body, ifMatchVersions(req)), role)),
   }),
   route({
     method: 'get',

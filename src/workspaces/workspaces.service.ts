@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.js';
 import { fail, invalid } from '../shared/errors.js';
+import { requireVersion } from '../shared/versions.js';
 import { rotateKey } from '../credentials/credentials.service.js';
 import type { User } from '../auth/auth.service.js';
 import type { Role } from '../shared/roles.js';
@@ -18,14 +19,26 @@ export async function createWorkspace(deps: Deps, creator: User, input: NewWorks
   return { workspace, apiKey };
 }
 
-export async function updateWorkspace(deps: Deps, current: Workspace, patch: WorkspacePatch): Promise<Workspace> {
-  const locales = patch.locales ?? current.locales;
-  const defaultLocale = patch.defaultLocale ?? current.defaultLocale;
-  if (!locales.includes(defaultLocale)) {
-    throw invalid([{ path: 'defaultLocale', message: 'must be one of locales' }]);
-  }
-  const updated = await workspaceStore(deps.db).update(current.id, patch);
-  if (!updated) throw fail('workspace_not_found');
+/**
+ * Saves the settings `patch` names, as the workspace's only writer: checked against the settings as stored
+ * (two saves at once cannot leave a default locale outside the locales), and with `ifMatch` (the versions
+ * the person last saw, from `If-Match`) only while the workspace is still at one of them.
+ */
+export async function updateWorkspace(deps: Deps, workspace: Workspace, patch: WorkspacePatch, ifMatch?: readonly number[]): Promise<Workspace> {
+  const store = workspaceStore(deps.db);
+  const updated = await store.exclusive(workspace.id, async () => {
+    const current = await store.byId(workspace.id);
+    if (!current) throw fail('workspace_not_found');
+    requireVersion('workspace', current.version, ifMatch);
+    const locales = patch.locales ?? current.locales;
+    const defaultLocale = patch.defaultLocale ?? current.defaultLocale;
+    if (!locales.includes(defaultLocale)) {
+      throw invalid([{ path: 'defaultLocale', message: 'must be one of locales' }]);
+    }
+    const saved = await store.update(current.id, patch);
+    if (!saved) throw fail('workspace_not_found');
+    return saved;
+  });
   await deps.events.publish({ event: 'workspace.updated', workspaceId: updated.id, at: deps.clock.now().toISOString() });
   return updated;
 }
@@ -74,6 +87,7 @@ export function toAdminWorkspace(workspace: Workspace, viewer: ViewerRole) {
     webhookUrl: workspace.webhookUrl && viewer === 'agent' ? maskWebhookSecret(workspace.webhookUrl) : workspace.webhookUrl,
     analytics: workspace.analytics,
     siteUrl: workspace.siteUrl,
+    version: workspace.version,
     createdAt: workspace.createdAt.toISOString(),
     updatedAt: workspace.updatedAt.toISOString(),
   };
