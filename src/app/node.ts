@@ -133,8 +133,7 @@ export async function createNode(options: NodeOptions): Promise<HearthNode> {
   const app = createApp(deps, { extras: pageExtras, ...options.app });
   const routes = options.app?.routes ?? allRoutes;
   // Recording (test runs) needs Express's response object; the fast path steps aside then.
-  const fast = options.fastPath !== false && !config.RECORD_RESPONSES_DIR;
-  const server = createServer(fast ? fastPath(deps, routes, authenticateFromMemo, urlRedactor(routes), app) : app);
+  const server = createServer(options.fastPath !== false ? fastPath(deps, routes, authenticateFromMemo, urlRedactor(routes), app) : app);
   server.on('clientError', answerClientError);
   attachRealtime(realtime, server);
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));

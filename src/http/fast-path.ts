@@ -9,6 +9,7 @@ import { countRequestUnless, countRequestUnlessHeld, markRateCounted, rateLimitH
 import type { CounterGuard, WindowCount } from '../db/counters.js';
 import type { CachedAnswer } from '../cache/content-cache.js';
 import { REQUEST_COMPLETED, requestIdOf } from './request-log.js';
+import { responseRecorder } from './recorder.js';
 
 /**
  * A credential resolved without the database, and the counter that, once it holds `reached`, means the
@@ -37,7 +38,7 @@ interface Matched {
   request: string;
   /** The cache key last built for this URL, and its workspace: one workspace's clients repeat a URL. */
   last?: { workspaceId: string; cacheKey: string };
-  /** The URL as the request log shows it (secrets redacted), once it was logged. */
+  /** The URL as the request log and the recording show it (secrets redacted), once it was answered here. */
   logged?: string;
 }
 
@@ -55,7 +56,8 @@ const MAX_REMEMBERED_URLS = 10_000;
 /**
  * Answers warm hits of `cache: 'published'` GET routes straight from the node's 'request' event, before
  * Express: the same key check (remembered keys only), rate limit, validation and cache lookup as the
- * mount, then the kept bytes with the very headers (same order) and log line the Express path gives.
+ * mount, then the kept bytes with the very headers (same order), log line and recording (`recorder.ts`)
+ * the Express path gives.
  * Anything else — another route, a key not remembered, a throttled address, an invalid request, a
  * 429, a cache miss — goes to `next` (Express) untouched, the rate count it already took handed on.
  */
@@ -65,6 +67,7 @@ export function fastPath(deps: Deps, routes: RouteDef[], authenticate: MemoAuthe
     .map((def) => ({ def, segments: def.path.split('/') }));
   const shapes = new Map<string, Matched>();
   const limit = deps.config.RATE_LIMIT_PER_MINUTE;
+  const record = responseRecorder(deps.config.RECORD_RESPONSES_DIR);
 
   /** The route and the validated `[params, query]` cache request of a URL, or undefined (Express decides). */
   const match = (url: string): Matched | undefined => {
@@ -144,10 +147,13 @@ export function fastPath(deps: Deps, routes: RouteDef[], authenticate: MemoAuthe
     headers[1] = id;
     headers[REMAINING_AT] = remaining;
     headers[RESET_AT] = String(resetSeconds);
-    if (deps.logger.isLevelEnabled('info')) logWhenDone(deps, req, res, id, (matched.logged ??= redact('GET', req.url ?? '')), startedAt);
+    const url = (matched.logged ??= redact('GET', req.url ?? ''));
+    if (deps.logger.isLevelEnabled('info')) logWhenDone(deps, req, res, id, url, startedAt);
     res.writeHead(notModified ? 304 : 200, headers);
     if (notModified) res.end();
     else res.end(hit.bytes);
+    // As `sendCached` records it: the body when it is JSON (feeds and the sitemap keep their own type).
+    record?.sent(matched.def, url, notModified ? 304 : 200, notModified || hit.headers['Content-Type'] !== undefined ? undefined : hit.bytes);
     return true;
   };
 

@@ -72,11 +72,11 @@ function redactedUrl(def: RouteDef, req: Request): string {
  * their 200 answer is serialized once, kept and sent as those bytes.
  */
 export function mountRoutes(app: Express, deps: Deps, routes: RouteDef[], authenticate: Authenticator): void {
-  const record = deps.config.RECORD_RESPONSES_DIR ? responseRecorder(deps.config.RECORD_RESPONSES_DIR) : undefined;
+  const record = responseRecorder(deps.config.RECORD_RESPONSES_DIR);
   for (const def of routes) {
     app[def.method](def.path, async (req: Request, res: Response) => {
       const url = redactedUrl(def, req);
-      record?.(def, url, res);
+      record?.watch(def, url, res);
       const auth = await authenticate(deps, def, req);
       if (auth.rateSubject) await enforceRateLimit(deps, auth.rateSubject, res);
       const params = parse(def.params, req.params, 'path parameters');

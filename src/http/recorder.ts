@@ -19,38 +19,57 @@ export interface RecordedAnswer {
 }
 
 /**
- * Records the answers of declared routes as JSON lines, one file per process, when
- * `RECORD_RESPONSES_DIR` is set (the test run sets it; production never does). Error answers are
- * recorded too: they are sent by the error handler, so the body is taken at `res.json`.
+ * Records the answers of declared routes as JSON lines, one file per process, when `RECORD_RESPONSES_DIR`
+ * is set (the test run sets it; production never does), on both ways an answer leaves: through Express
+ * (`watch`), and as kept bytes straight from the node's request event (`sent`, the fast path). Error
+ * answers are recorded too: they are sent by the error handler, so the body is taken at `res.json`.
  */
-export function responseRecorder(dir: string): (def: RouteDef, redactedUrl: string, res: Response) => void {
+export interface ResponseRecorder {
+  /** Records what Express sends for `def` on `res`, once it is finished. */
+  watch(def: RouteDef, redactedUrl: string, res: Response): void;
+  /** Records an answer sent as bytes outside Express; `json` when those bytes are the JSON body. */
+  sent(def: RouteDef, redactedUrl: string, status: number, json?: Buffer): void;
+}
+
+/** The run's recorder, or undefined when answers are not recorded. */
+export function responseRecorder(dir: string | undefined): ResponseRecorder | undefined {
+  if (!dir) return undefined;
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `answers-${process.pid}.jsonl`);
-  return (def, redactedUrl, res) => {
-    let body: unknown;
-    let sentJson = false;
-    const json = res.json.bind(res);
-    res.json = (value: unknown) => {
-      sentJson = true;
-      body = value;
-      return json(value);
-    };
-    res.once('finish', () => {
-      const answer: RecordedAnswer = { method: def.method, path: def.path, status: res.statusCode, url: redactedUrl };
-      if (sentJson) answer.body = body === undefined ? null : JSON.parse(JSON.stringify(body));
-      else if (Buffer.isBuffer(res.locals[SENT_JSON_BYTES])) answer.body = JSON.parse((res.locals[SENT_JSON_BYTES] as Buffer).toString('utf8'));
-      const line = JSON.stringify(answer) + '\n';
+  const append = (answer: RecordedAnswer) => {
+    const line = JSON.stringify(answer) + '\n';
+    try {
+      appendFileSync(file, line);
+    } catch {
+      // A test run that started meanwhile may have emptied the directory; recording never fails a request.
       try {
+        mkdirSync(dir, { recursive: true });
         appendFileSync(file, line);
       } catch {
-        // A test run that started meanwhile may have emptied the directory; recording never fails a request.
-        try {
-          mkdirSync(dir, { recursive: true });
-          appendFileSync(file, line);
-        } catch {
-          /* best effort: the contract run reports missing answers, not this request */
-        }
+        /* best effort: the contract run reports missing answers, not this request */
       }
-    });
+    }
+  };
+  const sent = (def: RouteDef, url: string, status: number, json?: Buffer) => {
+    const answer: RecordedAnswer = { method: def.method, path: def.path, status, url };
+    if (json) answer.body = JSON.parse(json.toString('utf8'));
+    append(answer);
+  };
+  return {
+    sent,
+    watch(def, url, res) {
+      let body: unknown;
+      let sentJson = false;
+      const json = res.json.bind(res);
+      res.json = (value: unknown) => {
+        sentJson = true;
+        body = value;
+        return json(value);
+      };
+      res.once('finish', () => {
+        if (!sentJson) return sent(def, url, res.statusCode, Buffer.isBuffer(res.locals[SENT_JSON_BYTES]) ? (res.locals[SENT_JSON_BYTES] as Buffer) : undefined);
+        append({ method: def.method, path: def.path, status: res.statusCode, url, body: body === undefined ? null : JSON.parse(JSON.stringify(body)) });
+      });
+    },
   };
 }
