@@ -18,8 +18,8 @@ export interface JobQueue {
    */
   enqueueUnique(name: string, data: Record<string, unknown>, key: string, options?: { at?: Date; insertOnly?: boolean }): Promise<void>;
   /**
-   * The one job of `name` for `data[key]` runs no later than `at`: created there, or moved earlier, never
-   * later. A job running now is not moved (Agenda saves its own next run when it ends): its owner asks
+   * The one job of `name` for `data[key]` runs no later than `at`: created there, moved earlier (or, left
+   * unscheduled by a failed run, scheduled again), never later. A job running now is not moved (Agenda saves its own next run when it ends): its owner asks
    * again once it has ended (`complete:<name>`).
    */
   enqueueNoLaterThan(name: string, data: Record<string, unknown>, key: string, at: Date): Promise<void>;
@@ -62,7 +62,8 @@ export function createJobQueue(db: Connection, logger: Logger, options: { proces
       // Two callers for one entity must not undo each other's move (a conditional update is no compare-and-set on FerretDB).
       await documentLocks(db).write(`jobs:${name}:${String(data[key])}`, async () => {
         await agenda.create(name, data).unique(filter as never, { insertOnly: true }).schedule(at).save();
-        await db.db!.collection('jobs').updateOne({ ...filter, nextRunAt: { $gt: at } }, { $set: { nextRunAt: at } });
+        // A job with no next run and no lock is one whose run failed (Agenda then leaves it unscheduled): due again.
+        await db.db!.collection('jobs').updateOne({ ...filter, $or: [{ nextRunAt: { $gt: at } }, { nextRunAt: null, lockedAt: null }] }, { $set: { nextRunAt: at } });
       });
     },
     async start() {

@@ -90,7 +90,7 @@ export const adminNavigationSchema = z
     key: z.string(),
     name: z.string(),
     items: z.array(adminNavigationItemSchema),
-    version: z.number().int().describe('Counts saves; also the `ETag`. Send it in `If-Match` to save only over this version.'),
+    version: z.number().int().min(0).describe('Counts saves; also the `ETag`. Send it in `If-Match` to save only over this version.'),
     createdAt: z.string(),
     updatedAt: z.string(),
   })

@@ -280,7 +280,7 @@ export const adminPostSchema = contentSchema
     state: z.enum(['DRAFT', 'PUBLISHED', 'UNPUBLISHED']),
     publishedAt: z.string().nullable(),
     hasUnpublishedChanges: z.boolean().describe('The draft differs from what was last published.'),
-    version: z.number().int().describe('Bumped by every change of the post (save, publish, unpublish); the `ETag` of its answers, for `If-Match`.'),
+    version: z.number().int().min(0).describe('Bumped by every change of the post (save, publish, unpublish); the `ETag` of its answers, for `If-Match`.'),
     published: contentSchema.nullable().describe('The snapshot `/external` serves while PUBLISHED.'),
     createdAt: z.string(),
     updatedAt: z.string(),

@@ -29,7 +29,7 @@ export const adminWorkspaceSchema = workspaceSchema
     webhookUrl: z.string().nullable(),
     analytics: analyticsSettingsSchema.nullable(),
     siteUrl: z.string().nullable().describe('Base of post links in feeds, the sitemap and preview links: `${siteUrl}/${locale}/${slug}`.'),
-    version: z.number().int().describe('Counts saves of the settings; also the `ETag`. Send it in `If-Match` to save only over this version.'),
+    version: z.number().int().min(0).describe('Counts saves of the settings; also the `ETag`. Send it in `If-Match` to save only over this version.'),
     createdAt: z.string(),
     updatedAt: z.string(),
   })

@@ -195,6 +195,22 @@ test('retries of a workspace share one job; a retry job left by a version with o
   await eventually(async () => (await jobs.countDocuments({ name: RETRY_JOB, 'data.deliveryId': left.id })) === 0);
 });
 
+test('a retry job a failed run left unscheduled is scheduled again by the next retry', async () => {
+  const { ws, path } = await hookedWorkspace([500, 200]);
+  await publishPost(ws, 1);
+  await settled(ws, 1);
+  // What Agenda leaves of a run that failed (its lock lapsed, say): no next run, no lock.
+  const jobs = node.deps.db.db!.collection('jobs');
+  await jobs.updateOne({ name: RETRY_JOB, 'data.workspaceId': ws.id }, { $set: { nextRunAt: null, lockedAt: null } });
+  receiver.script(path, [500, 200]);
+  await publishPost(ws, 2);
+  const done = await settled(ws, 2);
+  expect(done.map((d) => [d.payload.postId, d.state, d.attempts.length])).toEqual([
+    ['post2', 'delivered', 2],
+    ['post1', 'delivered', 2],
+  ]);
+});
+
 test('redeliver sends the same event again with the same Webhook-Id; unknown or foreign ids are 404', async () => {
   const { ws, path } = await hookedWorkspace([400, 200]);
   await publishPost(ws, 1);
