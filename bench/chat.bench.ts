@@ -74,7 +74,7 @@ await runBench(async (cleanup) => {
   await visitors.ready;
   const heapBefore = await totalHeap(nodes);
   const connectFrom = now();
-  const { connected, failed } = await visitors.ask<{ connected: number; failed: number }>('connect', { urls: nodes.map((node) => node.url), tokens: conversations.map((c) => c.token) }, 600_000);
+  const { failed } = await visitors.ask<{ connected: number; failed: number }>('connect', { urls: nodes.map((node) => node.url), tokens: conversations.map((c) => c.token) }, 600_000);
   const connectSeconds = (now() - connectFrom) / 1000;
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   const heapAfter = await totalHeap(nodes);

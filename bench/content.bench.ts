@@ -81,7 +81,7 @@ await runBench(async (cleanup) => {
   const listAnswer = await rawGet(node.url + listPath, headers);
   const slugAnswer = await rawGet(node.url + slugPath, headers);
   for (const [path, answer] of [[listPath, listAnswer], [slugPath, slugAnswer]] as const) {
-    if (answer.status !== 200) throw new Error(`${path}: ${answer.status} ${answer.body}`);
+    if (answer.status !== 200) throw new Error(`${path}: ${answer.status} ${answer.body.toString('utf8')}`);
   }
   const listed = (JSON.parse(listAnswer.body.toString('utf8')) as { items: unknown[] }).items.length;
 

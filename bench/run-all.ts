@@ -29,7 +29,7 @@ for (const name of BENCHES) {
   results.push(await runOne(name));
 }
 
-const fmt = (value: unknown) => (value === null || value === undefined ? '?' : String(value));
+const fmt = (value: string | number | null | undefined) => (value === null || value === undefined ? '?' : String(value));
 const describe = (r: Record<string, any>): string => {
   if (r.error) return `FAILED (${r.error})`;
   switch (r.bench) {

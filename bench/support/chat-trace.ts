@@ -4,7 +4,6 @@
  * processes), so the bench can print where a reply's latency goes. Observation only: listeners on the
  * HTTP server and the driver, and wrappers around the widget namespace's adapter.
  */
-import type { Server } from 'node:http';
 import type { HearthNode } from '../../src/app/node.js';
 import { now } from './children.js';
 
@@ -17,7 +16,7 @@ export function traceChat(node: HearthNode): () => Trace {
   // Replies are posted one at a time (10/s, answered in a few ms), so the insert belongs to the latest arrival.
   let arrival: { at: number; body?: string; before: string[] } | undefined;
   const started = new Map<number, { name: string; at: number }>();
-  (node.server as Server).prependListener('request', (req, res) => {
+  (node.server).prependListener('request', (req, res) => {
     if (req.method !== 'POST' || !req.url?.includes('/conversations/')) return;
     const current: { at: number; body?: string; before: string[] } = { at: now(), before: [] };
     arrival = current;
@@ -39,7 +38,10 @@ export function traceChat(node: HearthNode): () => Trace {
   });
   client.on('commandSucceeded', (event) => {
     const read = started.get(event.requestId);
-    if (read) started.delete(event.requestId), arrival?.before.push(`${read.name} ${(now() - read.at).toFixed(1)}`);
+    if (read) {
+      started.delete(event.requestId);
+      arrival?.before.push(`${read.name} ${(now() - read.at).toFixed(1)}`);
+    }
     const body = inserts.get(event.requestId);
     if (body === undefined) return;
     inserts.delete(event.requestId);

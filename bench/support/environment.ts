@@ -9,7 +9,8 @@ import { startEngine, startRedis } from '../../test/support/services.js';
 export interface BenchEngine {
   uri: string;
   dbName: string;
-  kind: 'ferretdb-sqlite' | 'ferretdb-postgresql' | 'mongodb' | string;
+  /** `ferretdb-sqlite`, `ferretdb-postgresql`, `mongodb`, or what `BENCH_ENGINE` names. */
+  kind: string;
   stop(): Promise<void>;
 }
 

@@ -7,7 +7,6 @@
  * `monitorCommands`; the job queue's apart) and the CPU time it has used, its heap after a full GC, its Socket.IO connections, or to publish domain events.
  */
 import type { NodeOptions } from '../../src/app/node.js';
-import type { DomainEvent } from '../../src/events/events.js';
 import { BUILT_SERVER, now, serve } from './children.js';
 import { traceChat } from './chat-trace.js';
 
@@ -56,7 +55,7 @@ serve({
       Array.from({ length: message.count as number }, (_, i) => {
         publishedAt[i] = now();
         const at = new Date().toISOString();
-        return node.deps.events.publish({ event: 'post.published', workspaceId: message.workspaceId, postId: `${message.prefix}${i}`, slug: `post-${i}`, title: `Post ${i}`, publishedAt: at, at } as DomainEvent);
+        return node.deps.events.publish({ event: 'post.published', workspaceId: message.workspaceId, postId: `${message.prefix}${i}`, slug: `post-${i}`, title: `Post ${i}`, publishedAt: at, at });
       }),
     );
     return { publishedAt };

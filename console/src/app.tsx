@@ -44,7 +44,8 @@ function Login() {
     const form = event.currentTarget as HTMLFormElement;
     const data = new FormData(form);
     setBusy(true);
-    await store.login(String(data.get('email')), String(data.get('password')));
+    // Both fields are text inputs: FormData gives their strings.
+    await store.login(data.get('email') as string, data.get('password') as string);
     setBusy(false);
   };
   return (
@@ -83,7 +84,7 @@ function Toolbar() {
   return (
     <div class="toolbar">
       <label for="workspace">Workspace</label>
-      <select id="workspace" value={store.workspaceId.value ?? ''} onChange={(e) => store.pickWorkspace((e.currentTarget as HTMLSelectElement).value)}>
+      <select id="workspace" value={store.workspaceId.value ?? ''} onChange={(e) => store.pickWorkspace((e.currentTarget).value)}>
         {store.workspaces.value.map((w) => (
           <option key={w.id} value={w.id}>
             {`${w.name} (${w.slug})`}
@@ -99,7 +100,7 @@ function Toolbar() {
         </button>
       )}
       <label>
-        <input type="checkbox" checked={soundOn.value} onChange={(e) => setSound((e.currentTarget as HTMLInputElement).checked)} /> Sound
+        <input type="checkbox" checked={soundOn.value} onChange={(e) => setSound((e.currentTarget).checked)} /> Sound
       </label>
       <button type="button" onClick={store.logout}>
         Log out
@@ -117,7 +118,7 @@ function InboxFilter<T extends string>(props: { id: string; label: string; filte
         id={props.id}
         value={props.filter.value}
         onChange={(e) => {
-          props.filter.value = (e.currentTarget as HTMLSelectElement).value as T;
+          props.filter.value = (e.currentTarget).value as T;
           void store.loadConversations();
         }}
       >
@@ -146,7 +147,7 @@ function Inbox() {
           placeholder="Visitor name or e-mail"
           value={store.search.value}
           onInput={(e) => {
-            store.search.value = (e.currentTarget as HTMLInputElement).value;
+            store.search.value = (e.currentTarget).value;
             clearTimeout(searchTimer);
             searchTimer = setTimeout(() => void store.loadConversations(), 250);
           }}
@@ -269,7 +270,7 @@ function Reply() {
           maxLength={2000}
           value={text}
           onInput={(e) => {
-            setText((e.currentTarget as HTMLTextAreaElement).value);
+            setText((e.currentTarget).value);
             agentTyped();
           }}
           onKeyDown={(e) => {
@@ -288,7 +289,7 @@ function Reply() {
           }}
         >
           <label for="closing-message">Closing message to the visitor (optional)</label>
-          <textarea id="closing-message" rows={2} maxLength={2000} value={closing} onInput={(e) => setClosing((e.currentTarget as HTMLTextAreaElement).value)} />
+          <textarea id="closing-message" rows={2} maxLength={2000} value={closing} onInput={(e) => setClosing((e.currentTarget).value)} />
           <button type="submit">Close conversation</button>
         </form>
       </details>

@@ -58,5 +58,5 @@ export function feedIcs(workspace: Workspace, appointments: Appointment[], organ
     return withZone(['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:hearth/appointments', 'METHOD:PUBLISH', `X-WR-CALNAME:${workspace.name.replace(/[\r\n,;\\]/g, ' ')}`, 'END:VCALENDAR', ''].join('\r\n'), timezone);
   }
   const events = appointments.map((a, i) => ({ ...eventOf(workspace, a, addressOf(organizerFrom)), ...(i === 0 ? { method: 'PUBLISH', calName: workspace.name } : {}) }));
-  return withZone(unwrap(createEvents(events as EventAttributes[])), timezone);
+  return withZone(unwrap(createEvents(events)), timezone);
 }

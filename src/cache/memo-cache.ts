@@ -128,7 +128,7 @@ export class MemoCache {
       this.lru.delete(key);
       return value;
     }
-    const tags = tagsOf(value as NonNullable<T>);
+    const tags = tagsOf(value);
     // An invalidation of its tags while loading may concern what was just read: keep nothing then.
     if (this.invalidations.end(since, tags) && this.bus.live) this.store(key, value, tags, ttlMs);
     return value;

@@ -19,7 +19,7 @@ type Sort = Record<string, 1 | -1>;
  */
 export function tenantScope<D extends TenantDoc>(model: Model<D>) {
   const scoped = (workspaceId: string, filter: QueryFilter<D> = {}): QueryFilter<D> =>
-    ({ ...filter, workspaceId: new Types.ObjectId(workspaceId) }) as QueryFilter<D>;
+    ({ ...filter, workspaceId: new Types.ObjectId(workspaceId) });
   const guarded = documentWrites(model);
   const owns = (workspaceId: string, doc: D | null): D | null => (doc && doc.workspaceId.toHexString() === workspaceId ? doc : null);
 
@@ -65,14 +65,14 @@ export function tenantScope<D extends TenantDoc>(model: Model<D>) {
     async updateById(workspaceId: string, id: string, update: UpdateQuery<D>, condition: QueryFilter<D> = {}): Promise<D | null> {
       if (!isObjectIdHex(id)) return null;
       return guarded.write(id, () =>
-        model.findOneAndUpdate(scoped(workspaceId, { ...condition, _id: id } as QueryFilter<D>), update, { returnDocument: 'after' }).lean<D>(),
+        model.findOneAndUpdate(scoped(workspaceId, { ...condition, _id: id }), update, { returnDocument: 'after' }).lean<D>(),
       );
     },
 
     /** True when the workspace had a document with this id. */
     async deleteById(workspaceId: string, id: string): Promise<boolean> {
       if (!isObjectIdHex(id)) return false;
-      const result = await guarded.write(id, () => model.deleteOne(scoped(workspaceId, { _id: id } as QueryFilter<D>)));
+      const result = await guarded.write(id, () => model.deleteOne(scoped(workspaceId, { _id: id })));
       return result.deletedCount === 1;
     },
   };

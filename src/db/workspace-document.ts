@@ -1,4 +1,4 @@
-import type { Model, QueryFilter, UpdateQuery } from 'mongoose';
+import type { Model, UpdateQuery } from 'mongoose';
 import { documentWrites } from './document-locks.js';
 import { tenantScope, type TenantDoc } from './tenant-store.js';
 
@@ -25,12 +25,12 @@ export function workspaceDocument<D extends TenantDoc>(model: Model<D>) {
       const saved = await guarded(workspaceId, () =>
         model.findOneAndUpdate(scope.filter(workspaceId), { $set: fields } as UpdateQuery<D>, { upsert: true, returnDocument: 'after' }).lean<D>(),
       );
-      return saved!;
+      return saved;
     },
 
     /** Sets one field only while it is still null: a first-time stamp that later saves never move. */
     async setIfNull<K extends keyof WorkspaceDocFields<D> & string>(workspaceId: string, field: K, value: D[K]): Promise<void> {
-      await guarded(workspaceId, () => model.updateOne(scope.filter(workspaceId, { [field]: null } as QueryFilter<D>), { $set: { [field]: value } } as UpdateQuery<D>));
+      await guarded(workspaceId, () => model.updateOne(scope.filter(workspaceId, { [field]: null }), { $set: { [field]: value } } as UpdateQuery<D>));
     },
 
     async remove(workspaceId: string): Promise<void> {

@@ -11,7 +11,7 @@ export function registerEmailJobs(deps: Deps): { recover(): Promise<void> } {
         connectionTimeout: 10_000,
         greetingTimeout: 10_000,
         socketTimeout: 30_000,
-      } as never) as unknown as MailTransport)
+      } as never))
     : null;
 
   deps.jobs.agenda.define(

@@ -41,7 +41,7 @@ export function errorHandler(logger: Logger, bodyLimitKb: number) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
     let appError = toAppError(error, bodyLimitKb);
     if (!appError) {
-      const requestId = String(req.id ?? '');
+      const requestId = typeof req.id === 'string' || typeof req.id === 'number' ? String(req.id) : '';
       (req.log ?? logger).error({ err: error, requestId }, 'unhandled error');
       appError = new AppError('internal_error', `Something went wrong on our side (request ${requestId}).`);
     }

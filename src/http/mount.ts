@@ -85,7 +85,7 @@ export function mountRoutes(app: Express, deps: Deps, routes: RouteDef[], authen
       const cacheable = def.bypassCache?.(query) ? undefined : cacheKeyOf(def, auth.context, params, query);
       const lookup = cacheable ? deps.cache.content.lookup(cacheable.key) : undefined;
       if (lookup && 'hit' in lookup) return sendCached(req, res, lookup.hit, !!record);
-      const reply = await def.handle({ deps, req, res, params, query, body, ...auth.context } as never);
+      const reply = await def.handle({ deps, req, res, params, query, body, ...auth.context });
       if (res.headersSent) return;
       if (cacheable && lookup && 'token' in lookup && (reply.status ?? 200) === 200 && reply.body !== undefined) {
         const bytes = Buffer.isBuffer(reply.body) ? reply.body : Buffer.from(JSON.stringify(reply.body));

@@ -67,7 +67,7 @@ export function responseRecorder(dir: string | undefined): ResponseRecorder | un
         return json(value);
       };
       res.once('finish', () => {
-        if (!sentJson) return sent(def, url, res.statusCode, Buffer.isBuffer(res.locals[SENT_JSON_BYTES]) ? (res.locals[SENT_JSON_BYTES] as Buffer) : undefined);
+        if (!sentJson) return sent(def, url, res.statusCode, Buffer.isBuffer(res.locals[SENT_JSON_BYTES]) ? (res.locals[SENT_JSON_BYTES]) : undefined);
         append({ method: def.method, path: def.path, status: res.statusCode, url, body: body === undefined ? null : JSON.parse(JSON.stringify(body)) });
       });
     },

@@ -103,7 +103,7 @@ export interface RouteDef<A extends AuthMode = AuthMode, P extends ZodType = Zod
 export function route<A extends AuthMode, P extends ZodType = ZodType<Record<string, never>>, Q extends ZodType = ZodType<Record<string, never>>, B extends ZodType = ZodType<undefined>>(
   def: RouteDef<A, P, Q, B>,
 ): RouteDef {
-  return def as unknown as RouteDef;
+  return def;
 }
 
 export const errorBodySchema = z

@@ -73,7 +73,7 @@ export function assetFolder(name: string, options: { build?: () => Promise<unkno
     }
     const info = await stat(manifestPath).catch(() => null);
     if (!info) return null;
-    if (manifest?.mtimeMs !== info.mtimeMs) manifest = { mtimeMs: info.mtimeMs, files: JSON.parse(await readFile(manifestPath, 'utf8')) };
+    if (manifest?.mtimeMs !== info.mtimeMs) manifest = { mtimeMs: info.mtimeMs, files: JSON.parse(await readFile(manifestPath, 'utf8')) as Record<string, string> };
     return manifest.files;
   }
 
@@ -120,7 +120,8 @@ export function assetFolder(name: string, options: { build?: () => Promise<unkno
 export function buildScript(exportName: 'buildWidget' | 'buildConsole' | 'buildDocs'): () => Promise<unknown> {
   return async () => {
     const script = pathToFileURL(join(ROOT, 'scripts', 'build-widget.mjs')).href;
-    const build = (await import(script))[exportName] as () => Promise<unknown>;
+    const builders = (await import(script)) as Record<typeof exportName, () => Promise<unknown>>;
+    const build = builders[exportName];
     return build();
   };
 }

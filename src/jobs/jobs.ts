@@ -38,7 +38,7 @@ export function createJobQueue(db: Connection, logger: Logger, options: { proces
   const agenda = new Agenda({
     backend: new MongoBackend({ mongo: db.db as never, collection: 'jobs' }),
     processEvery: options.processEvery ?? 1000,
-  } as never);
+  });
   agenda.on('error', (error: Error) => logger.error({ err: error }, 'job queue error'));
   agenda.on('fail', (error: Error, job: { attrs: { name: string } }) => logger.error({ err: error, job: job.attrs.name }, 'job failed'));
   let started = false;
@@ -53,7 +53,7 @@ export function createJobQueue(db: Connection, logger: Logger, options: { proces
     async enqueueUnique(name, data, key, opts = {}) {
       await agenda
         .create(name, data)
-        .unique({ name, [`data.${key}`]: data[key] } as never, { insertOnly: opts.insertOnly ?? false })
+        .unique({ name, [`data.${key}`]: data[key] }, { insertOnly: opts.insertOnly ?? false })
         .schedule(opts.at ?? new Date())
         .save();
     },
@@ -61,7 +61,7 @@ export function createJobQueue(db: Connection, logger: Logger, options: { proces
       const filter = { name, [`data.${key}`]: data[key] };
       // Two callers for one entity must not undo each other's move (a conditional update is no compare-and-set on FerretDB).
       await documentLocks(db).write(`jobs:${name}:${String(data[key])}`, async () => {
-        await agenda.create(name, data).unique(filter as never, { insertOnly: true }).schedule(at).save();
+        await agenda.create(name, data).unique(filter, { insertOnly: true }).schedule(at).save();
         // A job with no next run and no lock is one whose run failed (Agenda then leaves it unscheduled): due again.
         await db.db!.collection('jobs').updateOne({ ...filter, $or: [{ nextRunAt: { $gt: at } }, { nextRunAt: null, lockedAt: null }] }, { $set: { nextRunAt: at } });
       });

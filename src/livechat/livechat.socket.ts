@@ -1,4 +1,4 @@
-import type { Namespace, Socket } from 'socket.io';
+import type { DefaultEventsMap, Namespace, Socket } from 'socket.io';
 import type { Deps } from '../deps.js';
 import { liveSession } from '../auth/auth.service.js';
 import { accessWorkspace, isMember } from '../workspaces/members.service.js';
@@ -20,9 +20,26 @@ import { conversationStore } from './conversations.model.js';
 import { typingInput } from './livechat.schemas.js';
 import { agentTyping, newTypingMemo, visitorTyping } from './typing.service.js';
 
-type WidgetNamespace = Namespace<ClientEvents, WidgetServerEvents>;
-type WidgetSocket = Socket<ClientEvents, WidgetServerEvents>;
-type AgentNamespace = Namespace<ClientEvents, AgentServerEvents>;
+/** What a visitor socket keeps from its handshake. */
+interface VisitorData {
+  conversationId: string;
+  workspaceId: string;
+}
+/** What an agent-console socket keeps from its handshake. */
+interface AgentData {
+  /** False for an operator outside the team: watching does not make the team look online. */
+  teamMember: boolean;
+  userId: string;
+  userName: string;
+  sessionId: string;
+  sessionExpiresAt: number;
+  workspaceId: string;
+}
+
+type WidgetNamespace = Namespace<ClientEvents, WidgetServerEvents, DefaultEventsMap, VisitorData>;
+type WidgetSocket = Socket<ClientEvents, WidgetServerEvents, DefaultEventsMap, VisitorData>;
+type AgentNamespace = Namespace<ClientEvents, AgentServerEvents, DefaultEventsMap, AgentData>;
+type AgentSocket = Socket<ClientEvents, AgentServerEvents, DefaultEventsMap, AgentData>;
 
 const widgetNs = (deps: Deps) => deps.realtime.io.of(NAMESPACES.widget) as unknown as WidgetNamespace;
 const agentNs = (deps: Deps) => deps.realtime.io.of(NAMESPACES.agent) as unknown as AgentNamespace;
@@ -56,8 +73,7 @@ export function registerLiveChatSockets(deps: Deps): void {
     Object.assign(socket.handshake, { auth: NOTHING, headers: NOTHING, query: NOTHING });
     rememberedByToken(deps, token).then(
       (conversation) => {
-        socket.data.conversationId = conversation.id;
-        socket.data.workspaceId = conversation.workspaceId;
+        socket.data = { conversationId: conversation.id, workspaceId: conversation.workspaceId };
         next();
       },
       (error: unknown) => {
@@ -77,13 +93,14 @@ export function registerLiveChatSockets(deps: Deps): void {
       const session = await liveSession(deps, token);
       if (!session) throw fail('invalid_session');
       const { workspace, role } = await accessWorkspace(deps, session.user, workspaceId, 'agent');
-      // An operator outside the team may watch and answer, but does not make the team look online.
-      socket.data.teamMember = role !== 'operator' || (await isMember(deps, workspace.id, session.user.id));
-      socket.data.userId = session.user.id;
-      socket.data.userName = session.user.name;
-      socket.data.sessionId = session.sessionId;
-      socket.data.sessionExpiresAt = session.expiresAt.getTime();
-      socket.data.workspaceId = workspace.id;
+      socket.data = {
+        teamMember: role !== 'operator' || (await isMember(deps, workspace.id, session.user.id)),
+        userId: session.user.id,
+        userName: session.user.name,
+        sessionId: session.sessionId,
+        sessionExpiresAt: session.expiresAt.getTime(),
+        workspaceId: workspace.id,
+      };
     })().then(
       () => next(),
       (error: unknown) => {
@@ -100,14 +117,13 @@ export function registerLiveChatSockets(deps: Deps): void {
   function onVisitorTyping(this: WidgetSocket, payload: unknown): void {
     const input = typingInput.safeParse(payload);
     if (!input.success) return;
-    const { conversationId, workspaceId } = this.data as { conversationId: string; workspaceId: string };
+    const { conversationId, workspaceId } = this.data;
     const relay = visitorTyping(deps, conversationId, input.data.typing, visitorStarts, this);
     if (relay) push.typing(deps, workspaceId, relay);
   }
 
   widgetNs(deps).on('connection', (socket) => {
-    const conversationId = socket.data.conversationId as string;
-    const workspaceId = socket.data.workspaceId as string;
+    const { conversationId, workspaceId } = socket.data;
     void socket.join(rooms.conversation(conversationId));
     // The team's read cursor as it stands, so a reloaded widget shows "seen" without a request.
     // Read after the connection (the handshake only checks the token, from memory).
@@ -122,12 +138,12 @@ export function registerLiveChatSockets(deps: Deps): void {
   });
   const watchExpiry = sessionExpiryWatch(deps);
   agentNs(deps).on('connection', (socket) => {
-    const workspaceId = socket.data.workspaceId as string;
-    const team = socket.data.teamMember ? [rooms.workspaceTeam(workspaceId)] : [];
-    void socket.join([rooms.workspaceAgents(workspaceId), rooms.session(socket.data.sessionId as string), ...team]);
+    const { workspaceId, teamMember, sessionId, userId, userName } = socket.data;
+    const team = teamMember ? [rooms.workspaceTeam(workspaceId)] : [];
+    void socket.join([rooms.workspaceAgents(workspaceId), rooms.session(sessionId), ...team]);
     watchExpiry(socket);
     const memo = newTypingMemo();
-    const agent = { workspaceId, userId: socket.data.userId as string, name: socket.data.userName as string };
+    const agent = { workspaceId, userId, name: userName };
     socket.on('typing', (payload) => {
       const input = typingInput.safeParse(payload);
       if (!input.success || !input.data.conversationId) return;
@@ -149,12 +165,12 @@ export function registerLiveChatSockets(deps: Deps): void {
  * node, running only while the node holds agent sockets; a logout ends sockets at once through the
  * session's room instead (see `logout`).
  */
-function sessionExpiryWatch(deps: Deps): (socket: Socket) => void {
+function sessionExpiryWatch(deps: Deps): (socket: AgentSocket) => void {
   const ns = agentNs(deps);
   let timer: NodeJS.Timeout | undefined;
   const sweep = () => {
     const now = deps.clock.now().getTime();
-    for (const socket of ns.sockets.values()) if ((socket.data.sessionExpiresAt as number) <= now) socket.disconnect(true);
+    for (const socket of ns.sockets.values()) if (socket.data.sessionExpiresAt <= now) socket.disconnect(true);
   };
   return (socket) => {
     timer ??= setInterval(sweep, SESSION_SWEEP_MS);

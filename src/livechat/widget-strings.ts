@@ -52,7 +52,9 @@ export const WIDGET_STRING_PLACEHOLDERS: Partial<Record<WidgetStringKey, string>
 export function resolveWidgetStrings(overrides: WidgetStringOverrides, locale: string | null | undefined): Partial<Record<WidgetStringKey, string>> {
   const byTag = new Map(Object.entries(overrides).map(([tag, strings]) => [tag.toLowerCase(), strings]));
   // Least specific first, so the more specific ones win.
-  return Object.assign({}, ...[ALL_LOCALES, ...localeLookupOrder(locale).reverse()].map((tag) => byTag.get(tag)));
+  const resolved: Partial<Record<WidgetStringKey, string>> = {};
+  for (const tag of [ALL_LOCALES, ...localeLookupOrder(locale).reverse()]) Object.assign(resolved, byTag.get(tag));
+  return resolved;
 }
 
 /** Overrides that drop a placeholder the widget fills in: saved all the same, but worth a warning. */

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import type { ZodType } from 'zod';
 import { errorBodySchema, secretParamsOf, type AuthMode, type ResponseSpec, type RouteDef } from '../http/route.js';
 import { SchemaCatalog, type JsonSchema } from './json-schema.js';
 import { webhooksOf, type WebhookDoc, type WebhookSection } from './webhooks.js';
@@ -321,7 +320,7 @@ function parametersOf(def: RouteDef, catalog: SchemaCatalog, operationId: string
 function requestBodyOf(def: RouteDef, catalog: SchemaCatalog, operationId: string): Record<string, unknown> | undefined {
   if (!def.body) return undefined;
   // The mount reads a missing body as `{}`: the body is optional exactly when `{}` is acceptable.
-  const required = !(def.body as ZodType).safeParse({}).success;
+  const required = !(def.body).safeParse({}).success;
   return { required, content: { [JSON_MEDIA]: { schema: catalog.convert(def.body, 'input', `${operationId}Body`) } } };
 }
 

@@ -48,7 +48,7 @@ export class SchemaCatalog {
   convert(schema: ZodType, io: Io, context: string): JsonSchema {
     let json: JsonSchema;
     try {
-      json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', cycles: 'ref', reused: 'inline' }) as JsonSchema;
+      json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', cycles: 'ref', reused: 'inline' });
     } catch (error) {
       this.problems.push(`${context}: the schema cannot be converted to JSON Schema (${(error as Error).message})`);
       return {};

@@ -84,7 +84,7 @@ export function postTypeStore(db: Connection) {
             { upsert: true, returnDocument: 'after' },
           )
           .lean<PostTypeDoc>();
-        return toPostType(doc!);
+        return toPostType(doc);
       } catch (error) {
         if (!isDuplicateKeyError(error)) throw error;
         return toPostType((await scope.findOne(workspaceId, { slug: input.slug }))!);

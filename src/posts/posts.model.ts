@@ -174,7 +174,7 @@ function fromPatch(patch: Partial<PostContent>): Partial<ContentDoc> {
     else if (field === 'jsonLd') set.jsonLdJson = storeJson(value);
     else set[field] = value;
   }
-  return set as Partial<ContentDoc>;
+  return set;
 }
 
 /** A whole snapshot as stored: every content field, by the same mapping as a patch. */

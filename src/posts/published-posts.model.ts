@@ -134,7 +134,7 @@ export function publishedPostStore(db: Connection) {
     async categoryIds(workspaceId: string, locale: string | null): Promise<string[]> {
       const filter: Record<string, unknown> = { state: 'PUBLISHED' };
       if (locale) filter.locale = locale;
-      const ids = (await model.distinct('pub.categoryId', scope.filter(workspaceId, filter))) as (string | null)[];
+      const ids: unknown[] = await model.distinct('pub.categoryId', scope.filter(workspaceId, filter));
       return ids.filter((id): id is string => typeof id === 'string');
     },
   };

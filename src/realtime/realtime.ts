@@ -43,7 +43,7 @@ export async function createRealtime(options: { logger: Logger; redis?: RedisCli
       publish(...args).catch((error: unknown) => {
         options.logger.error({ err: error, client: 'adapter-pub' }, 'redis adapter publish failed');
         return 0;
-      })) as typeof pub.publish;
+      }));
     // Cross-node requests (fetchSockets for agent presence) give up quickly when a node does not answer.
     io.adapter(createAdapter(pub, sub, { requestsTimeout: options.requestsTimeoutMs ?? 1_000 }));
   }

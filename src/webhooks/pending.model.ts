@@ -80,7 +80,10 @@ function groupDocs(deliveries: Delivery[]): PendingGroupDoc[] {
   };
   const start = (delivery: Delivery): Open => ({ first: delivery, batch: delivery.batch ?? delivery.id, targets: new Map(), targetList: [], items: [], size: 0 });
   for (const delivery of deliveries) {
-    if (open && open.batch !== (delivery.batch ?? delivery.id)) (close(open), (open = null));
+    if (open && open.batch !== (delivery.batch ?? delivery.id)) {
+      close(open);
+      open = null;
+    }
     open ??= start(delivery);
     let text = item(open, delivery);
     if (open.items.length && open.size + text.length > MAX_GROUP_TEXT) {
@@ -150,7 +153,7 @@ export function pendingStore(db: Connection) {
       return (await tenant.find(workspaceId, {}, { limit: 1 })).length > 0;
     },
     async workspaces(): Promise<string[]> {
-      const ids = (await model.distinct('workspaceId')) as Types.ObjectId[];
+      const ids: Types.ObjectId[] = await model.distinct('workspaceId');
       return ids.map((id) => id.toHexString());
     },
   };

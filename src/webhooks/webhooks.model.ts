@@ -96,7 +96,7 @@ export function deliveryStore(db: Connection) {
   const tenant = tenantScope(model);
   return {
     /** Deliveries with their first attempt to come, grouped by `batch`: one insert into the pending collection. */
-    addPending: pending.add,
+    addPending: pending.add.bind(pending),
     /** A delivery stored whole (a redelivery, scheduled at once). */
     async create(delivery: Delivery): Promise<void> {
       await model.collection.insertOne(toDoc(delivery));
@@ -110,12 +110,12 @@ export function deliveryStore(db: Connection) {
       await nullOnDuplicate(() => model.collection.insertMany(deliveries.map(toDoc), { ordered: false }));
     },
     /** Pending entries leave by group: an equality delete, cheap on every engine. */
-    removePendingBatch: pending.removeBatch,
+    removePendingBatch: pending.removeBatch.bind(pending),
     /** All the workspace's pending deliveries, in event order. */
-    pending: pending.of,
-    hasPending: pending.any,
+    pending: pending.of.bind(pending),
+    hasPending: pending.any.bind(pending),
     /** Workspaces with pending deliveries (worker boot). */
-    workspacesWithPending: pending.workspaces,
+    workspacesWithPending: pending.workspaces.bind(pending),
     /** The retry job's read: the job carries only the delivery id, whatever its workspace. */
     async byId(id: string): Promise<Delivery | null> {
       if (!isObjectIdHex(id)) return null;

@@ -31,7 +31,7 @@ async function invites(address: string, count: number) {
   return parsed
     .map((p) => p.attachments.find((a) => a.contentType.startsWith('text/calendar')))
     .filter((a) => a !== undefined)
-    .map((a) => new ICAL.Component(ICAL.parse(a!.content.toString('utf8'))));
+    .map((a) => new ICAL.Component(ICAL.parse(a.content.toString('utf8'))));
 }
 
 test('confirm and reschedule mail a REQUEST invite: stable UID, rising SEQUENCE, UTC times, zone, organizer and attendee', async () => {

@@ -21,7 +21,7 @@ afterAll(async () => {
 
 /** Settles every call: `ok` for a success, the error name for a refusal (anything else fails the test). */
 async function outcomes(calls: Promise<unknown>[]): Promise<('ok' | ErrorName)[]> {
-  return Promise.all(calls.map((call) => call.then(() => 'ok' as const, (error) => failure(Promise.reject(error)).then((e) => e.errorName))));
+  return Promise.all(calls.map((call) => call.then(() => 'ok' as const, (error) => failure(Promise.reject(error as Error)).then((e) => e.errorName))));
 }
 
 test('20 concurrent confirms of overlapping requests on two nodes leave exactly one CONFIRMED', async () => {

@@ -11,8 +11,8 @@ import { connectRedis, type RedisClient } from '../../src/db/redis.js';
 const logger = pino({ level: 'silent' });
 const TAGS_CHANNEL = 'hearth:invalidate:tags';
 
-let redis: RedisClient[] = [];
-let buses: InvalidationBus[] = [];
+const redis: RedisClient[] = [];
+const buses: InvalidationBus[] = [];
 /** What went over the tags channel, as any subscriber (another node) hears it. */
 let heard: string[][] = [];
 

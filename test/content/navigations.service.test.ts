@@ -31,7 +31,7 @@ beforeEach(async () => {
 });
 
 type Item = Partial<NavigationItemInput> & Pick<NavigationItemInput, 'parentId' | 'position' | 'type'>;
-const replace = (nid: string, items: Item[]) => replaceNavigationItems(services.deps, ws, nid, items as NavigationItemInput[]);
+const replace = (nid: string, items: Item[]) => replaceNavigationItems(services.deps, ws, nid, items);
 
 async function expectIssue(nid: string, items: Item[], path: string): Promise<void> {
   const refused = await failure(replace(nid, items), 'validation_failed');

@@ -215,7 +215,7 @@ describe('rate limits', () => {
   test('random keys do not escape the limit: unknown keys are counted per address, 429 past the bound', async () => {
     const guarded = await startTestNode({ env: { AUTH_FAILURES_PER_MINUTE: '5', RATE_LIMIT_PER_MINUTE: '1000' } });
     try {
-      const ws = await createWorkspace(guarded.url);
+      await createWorkspace(guarded.url);
       const statuses = [];
       for (let i = 0; i < 6; i += 1) {
         statuses.push((await request(guarded.url, '/external/workspace', { apiKey: `sk_guess${i}${'x'.repeat(40)}` })).status);

@@ -53,7 +53,7 @@ function login(email: string, password: string, from: string): Promise<LoginAnsw
         let text = '';
         res.on('data', (chunk) => (text += chunk));
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text), retryAfter: res.headers['retry-after'] as string | undefined, ms: performance.now() - started }),
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text), retryAfter: res.headers['retry-after'], ms: performance.now() - started }),
         );
       },
     );

@@ -39,7 +39,7 @@ async function rounds(run: (round: number) => Promise<void>): Promise<void> {
 
 /** Every outcome of racing calls; a rejection that is not an expected refusal fails the test. */
 async function race<T extends unknown[]>(...calls: { [K in keyof T]: Promise<T[K]> }): Promise<{ [K in keyof T]: PromiseSettledResult<T[K]> }> {
-  return (await Promise.allSettled(calls)) as { [K in keyof T]: PromiseSettledResult<T[K]> };
+  return (await Promise.allSettled(calls));
 }
 
 const codeOf = (outcome: PromiseSettledResult<unknown>) => (outcome.status === 'rejected' ? ((outcome.reason as { code?: string }).code ?? String(outcome.reason)) : 'ok');
@@ -229,7 +229,7 @@ describe.each(engines)('on $name', (engine) => {
       const workspace = await freshWorkspace();
       await rounds(async (round) => {
         const booked = await bookService(deps, workspace, slot(round));
-        const outcomes = await race(confirm(deps, workspace, booked.id), decline(deps, workspace, booked.id, null), cancelByToken(deps, booked.cancellationToken!));
+        const outcomes = await race(confirm(deps, workspace, booked.id), decline(deps, workspace, booked.id, null), cancelByToken(deps, booked.cancellationToken));
         const codes = outcomes.map(codeOf);
         expect(codes.filter((code) => code === 'ok')).toHaveLength(1);
         // The losers are refused by the rule: staff answers 409, the visitor's token was revoked by a response (404) or the state is gone (400).

@@ -116,7 +116,7 @@ describe('driver commands of one chat message', () => {
     expect((await visitorPost(b, token, { body: 'warm-up' })).status).toBe(201);
     agentNs.adapter.broadcast = function (this: typeof agentNs.adapter, ...args: Parameters<typeof broadcast>) {
       beforePush ??= commands.length;
-      agentSeen.push(args[0] as unknown as MessageCreated);
+      agentSeen.push(args[0]);
       return broadcast.apply(this, args);
     };
     const listener = (event: { commandName: string; command: Record<string, unknown> }) => {

@@ -134,7 +134,7 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
   while (Date.now() < deadline) {
     try {
       const value = await check();
-      if (value !== undefined && value !== false) return value as T;
+      if (value !== undefined && value !== false) return value;
     } catch (error) {
       last = error;
     }

@@ -15,7 +15,7 @@ import { buildConsole, buildDocs, buildWidget } from '../../scripts/build-widget
  */
 
 // Browser globals used inside `page.evaluate` callbacks; the main tsconfig has no DOM lib.
-/* eslint-disable @typescript-eslint/no-explicit-any */
+ 
 declare const window: any;
 declare const document: any;
 

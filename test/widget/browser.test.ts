@@ -16,7 +16,7 @@ import { buildWidget, WIDGET_OUTFILE } from '../../scripts/build-widget.mjs';
  */
 
 // Browser globals used inside `page.evaluate` callbacks; the main tsconfig has no DOM lib (module-scoped).
-/* eslint-disable @typescript-eslint/no-explicit-any */
+ 
 declare const document: any;
 declare const window: any;
 declare const localStorage: any;
@@ -228,7 +228,7 @@ test('flood and closed conversations are explained in words; a closed one offers
     const cid = await conversationWith(text);
     const token = await page.evaluate(() => {
       const key = Object.keys(localStorage).find((k) => k.startsWith('hearth.chat.'))!;
-      return JSON.parse(localStorage.getItem(key)!).token as string;
+      return JSON.parse(localStorage.getItem(key)).token as string;
     });
     // 19 more through the API make 20 this minute: the 21st from the widget is refused with 409.
     for (let i = 0; i < 19; i += 1) {

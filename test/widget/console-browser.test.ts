@@ -15,7 +15,7 @@ import { buildConsole, buildWidget } from '../../scripts/build-widget.mjs';
  * APIs: they are stubbed inside the page (init script) so a headless tab can be "hidden" and the calls seen.
  */
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
+ 
 declare const document: any;
 declare const window: any;
 

@@ -61,7 +61,8 @@ class FakeConversation {
   pageSize = Infinity;
   fetch = async (_token: string, after?: string): Promise<MessagesPage> => {
     this.calls.push(after);
-    if (this.failWith) throw this.failWith;
+    // The widget reads the HTTP status off what the fetcher throws.
+    if (this.failWith) throw Object.assign(new Error(`HTTP ${this.failWith.status}`), this.failWith);
     const floor = after ? Date.parse(after) : -Infinity;
     return { status: this.status, messages: this.messages.filter((m) => Date.parse(m.createdAt) > floor).slice(0, this.pageSize) };
   };

@@ -15,7 +15,7 @@ import { buildWidget, WIDGET_OUTFILE } from '../../scripts/build-widget.mjs';
  */
 
 // Browser globals used inside `page.evaluate` callbacks; the main tsconfig has no DOM lib (module-scoped).
-/* eslint-disable @typescript-eslint/no-explicit-any */
+ 
 declare const window: any;
 
 let node: HearthNode;

@@ -13,7 +13,7 @@ import { buildWidget } from '../../scripts/build-widget.mjs';
  */
 
 // Browser globals used inside `evaluate` callbacks; the main tsconfig has no DOM lib.
-/* eslint-disable @typescript-eslint/no-explicit-any */
+ 
 declare const window: any;
 
 let node: HearthNode;

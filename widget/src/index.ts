@@ -12,13 +12,14 @@ import { normalizeLocale } from './locale.js';
 import type { SocketHandle, SocketHandlers } from './transport.js';
 import { HearthWidget, type WidgetOptions } from './widget.js';
 
+// Function properties, not methods: the queued calls of a stub are replayed as `api[name](...args)`.
 interface HearthApi {
-  identify(visitor: VisitorIdentity): void;
-  open(): void;
-  close(): void;
-  shutdown(): void;
+  identify: (visitor: VisitorIdentity) => void;
+  open: () => void;
+  close: () => void;
+  shutdown: () => void;
   /** Starts the widget by hand (tag without `data-publishable-key`, or after `shutdown()`). */
-  boot(options: { publishableKey: string; base?: string; locale?: string }): void;
+  boot: (options: { publishableKey: string; base?: string; locale?: string }) => void;
   readonly version: string;
 }
 
@@ -78,7 +79,8 @@ function safeStorage(): Storage | null {
 }
 
 (function main() {
-  const existing = window.Hearth as { q?: QueuedCall[]; version?: string } | undefined;
+  // Before the script loads, a page's stub may hold `{q}` only: read both shapes' fields.
+  const existing: { q?: QueuedCall[]; version?: string } | undefined = window.Hearth;
   if (existing && existing.version) return; // loaded twice: the first copy stays in charge
 
   const script =

@@ -1,4 +1,4 @@
-import type { ChatMessage, ConversationStatus, ReadChanged, TypingChanged } from '../../src/realtime/events.js';
+import type { ChatMessage, ReadChanged, TypingChanged } from '../../src/realtime/events.js';
 
 /**
  * The widget's message transport, free of DOM and Socket.IO so it can be unit-tested in Node.
@@ -13,17 +13,20 @@ import type { ChatMessage, ConversationStatus, ReadChanged, TypingChanged } from
 export type ShownMessage = ChatMessage & { agentName?: string };
 
 export interface MessagesPage {
-  status: ConversationStatus | string;
+  /** A `ConversationStatus`, or a newer one this widget does not know yet. */
+  status: string;
   messages: ShownMessage[];
 }
 
 /** Callbacks the socket adapter calls; `index.ts` wires them to a real Socket.IO client. */
+// Function properties, not methods: the socket adapter hands them to Socket.IO as they are.
 export interface SocketHandlers {
-  connected(): void;
-  disconnected(): void;
-  message(message: ChatMessage, agentName?: string): void;
-  status(status: ConversationStatus | string): void;
-  typing?(payload: TypingChanged): void;
+  connected: () => void;
+  disconnected: () => void;
+  message: (message: ChatMessage, agentName?: string) => void;
+  /** A `ConversationStatus`, or a newer one this widget does not know yet. */
+  status: (status: string) => void;
+  typing?: (payload: TypingChanged) => void;
   read?(payload: ReadChanged): void;
 }
 
@@ -39,7 +42,7 @@ export type TransportMode = 'connecting' | 'live' | 'polling' | 'stopped';
 
 export interface TransportOptions {
   token: string;
-  fetchMessages(token: string, after?: string): Promise<MessagesPage>;
+  fetchMessages: (token: string, after?: string) => Promise<MessagesPage>;
   /** Absent: polling only (for instance where Socket.IO is switched off). */
   connectSocket?(token: string, handlers: SocketHandlers): SocketHandle;
   /** New messages only, oldest first. */

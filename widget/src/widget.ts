@@ -67,7 +67,7 @@ export class HearthWidget {
     this.text = stringsFor(options.locale);
     this.saved = this.read<Saved>(this.storageKey);
     this.siblings = typeof BroadcastChannel === 'function' ? new BroadcastChannel(this.storageKey) : null;
-    if (this.siblings) this.siblings.onmessage = (event: MessageEvent) => this.onSibling(event.data);
+    if (this.siblings) this.siblings.onmessage = (event: MessageEvent<Parameters<HearthWidget['onSibling']>[0]>) => this.onSibling(event.data);
   }
 
   boot(): Promise<void> {
