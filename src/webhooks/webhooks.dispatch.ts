@@ -3,7 +3,7 @@ import type { Deps } from '../deps.js';
 import { deliveryStore, leaseStore } from './webhooks.model.js';
 import type { Delivery } from './delivery.js';
 import { DISPATCH_JOB, OpenedTargets, leaseTtl, notSent, scheduleRetry, sendAttempt, type AttemptResult } from './webhooks.service.js';
-import { stateOf } from './webhooks.node-state.js';
+import type { WebhookPipeline } from './webhooks.pipeline.js';
 
 /**
  * The first-attempt pipeline. Publishing only stores the delivery (`webhooks.record.ts`); a worker then
@@ -35,18 +35,19 @@ export function ensureDispatchJob(deps: Deps, workspaceId: string, delayMs: numb
 }
 
 /**
- * The workspace's dispatcher: makes the first attempts of its pending deliveries, oldest event first, up
- * to the concurrency window at once. Only the lease holder dispatches. A caller that finds the lease taken
- * gets `busyUntil`: the holder re-checks for new deliveries after releasing, and if it died the lease runs
- * out then. `touch` keeps the holder's job lock alive.
+ * The workspace's dispatcher on `node`: makes the first attempts of its pending deliveries, oldest event
+ * first, up to the concurrency window at once. Only the lease holder dispatches; a dispatcher the node
+ * already runs for the workspace is woken instead. A caller that finds the lease taken gets `busyUntil`:
+ * the holder re-checks for new deliveries after releasing, and if it died the lease runs out then. `touch`
+ * keeps the holder's job lock alive.
  */
 export async function dispatchWorkspace(
-  deps: Deps,
+  node: WebhookPipeline,
   workspaceId: string,
   touch: () => Promise<void>,
   recorded: Delivery[] = [],
 ): Promise<{ attempted: number; busyUntil: Date | null }> {
-  const node = stateOf(deps);
+  const { deps } = node;
   const leases = leaseStore(deps.db);
   const running = node.active.get(workspaceId);
   if (running) {

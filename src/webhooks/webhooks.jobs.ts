@@ -2,6 +2,7 @@ import type { Job, JobWithId } from 'agenda';
 import type { Deps } from '../deps.js';
 import { dispatchWorkspace } from './webhooks.dispatch.js';
 import { recordEvent } from './webhooks.record.js';
+import { WebhookPipeline } from './webhooks.pipeline.js';
 import { adoptDeliveryJob, recoverRetries, retryWorkspace } from './webhooks.retries.js';
 import { DISPATCH_JOB, PRUNE_JOB, RETRY_JOB, leaseTtl, pruneDeliveries, recoverFirstAttempts, scheduleRetry } from './webhooks.service.js';
 import { deliveryStore } from './webhooks.model.js';
@@ -15,15 +16,17 @@ const PRUNE_EVERY = '1 hour';
  * `webhooks.retry` (one per workspace) makes the retries due and moves itself to the next retry time, which
  * Agenda stores together with the run's completion; `webhooks.prune` (one, every hour) deletes finished
  * deliveries older than `WEBHOOK_DELIVERY_RETENTION_DAYS` or beyond `WEBHOOK_DELIVERY_MAX_PER_WORKSPACE`.
+ * Runs once per node: the node's pipeline, shared by the event subscription and the dispatch job, is made here.
  */
 export function registerWebhookJobs(deps: Deps): { recover(): Promise<void> } {
   const ttl = leaseTtl(deps);
+  const pipeline = new WebhookPipeline(deps);
 
   deps.jobs.agenda.define(
     DISPATCH_JOB,
     async (job: Job<{ workspaceId: string }>) => {
       try {
-        const { busyUntil } = await dispatchWorkspace(deps, String(job.attrs.data.workspaceId), () => job.touch());
+        const { busyUntil } = await dispatchWorkspace(pipeline, String(job.attrs.data.workspaceId), () => job.touch());
         // Another dispatcher holds the workspace: look again when its lease would run out (if it died).
         if (busyUntil) job.attrs.nextRunAt = new Date(Math.max(busyUntil.getTime(), Date.now()) + 100);
       } catch (error) {
@@ -72,7 +75,7 @@ export function registerWebhookJobs(deps: Deps): { recover(): Promise<void> } {
   );
 
   deps.events.subscribe(async (event) => {
-    await recordEvent(deps, event);
+    await recordEvent(pipeline, event);
   });
 
   return {

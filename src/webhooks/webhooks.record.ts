@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { findWorkspace } from '../workspaces/workspaces.service.js';
-import type { Deps } from '../deps.js';
 import { isContentEvent, type DomainEvent } from '../events/events.js';
 import { endpointsFor, type WebhookEndpoint } from './endpoints.service.js';
 import { deliveryStore } from './webhooks.model.js';
 import type { Delivery } from './delivery.js';
 import { envelopeOf, leaseTtl, newDelivery, payloadOf, storedTarget, type StoredTarget } from './webhooks.service.js';
-import { stateOf, type NodeState, type Queued } from './webhooks.node-state.js';
+import type { Queued, WebhookPipeline } from './webhooks.pipeline.js';
 import { dispatchWorkspace, ensureDispatchJob } from './webhooks.dispatch.js';
 
 /**
@@ -23,13 +22,12 @@ const INSERT_BATCH = 200;
  * dispatcher. Resolves to the `webhookUrl` delivery, if any. A business event of a workspace without a
  * subscribed endpoint costs one in-memory lookup.
  */
-export async function recordEvent(deps: Deps, event: DomainEvent): Promise<Delivery | null> {
-  if (!isContentEvent(event) && (await endpointsFor(deps, event)).length === 0) return null;
-  const node = stateOf(deps);
+export async function recordEvent(node: WebhookPipeline, event: DomainEvent): Promise<Delivery | null> {
+  if (!isContentEvent(event) && (await endpointsFor(node.deps, event)).length === 0) return null;
   return new Promise<Delivery | null>((done, fail) => {
     node.queued.push({ event, done, fail });
     node.recording.set(event.workspaceId, (node.recording.get(event.workspaceId) ?? 0) + 1);
-    if (!node.writing) void writeQueued(deps, node);
+    if (!node.writing) void writeQueued(node);
   });
 }
 
@@ -37,7 +35,8 @@ export async function recordEvent(deps: Deps, event: DomainEvent): Promise<Deliv
  * Group commit of recorded events: whatever queued while the previous insert ran goes in with the next
  * one, with one workspace read per workspace of the group.
  */
-async function writeQueued(deps: Deps, node: NodeState): Promise<void> {
+async function writeQueued(node: WebhookPipeline): Promise<void> {
+  const { deps } = node;
   node.writing = true;
   try {
     while (node.queued.length) {
@@ -87,7 +86,7 @@ async function writeQueued(deps: Deps, node: NodeState): Promise<void> {
           if (deliveries) deliveries.push(delivery);
           else byWorkspace.set(delivery.workspaceId, [delivery]);
         }
-        await Promise.all([...byWorkspace].map(([workspaceId, deliveries]) => afterRecorded(deps, node, workspaceId, deliveries)));
+        await Promise.all([...byWorkspace].map(([workspaceId, deliveries]) => afterRecorded(node, workspaceId, deliveries)));
         group.forEach((entry, index) => entry.done(results[index]));
       } catch (error) {
         for (const entry of group) entry.fail(error);
@@ -100,7 +99,7 @@ async function writeQueued(deps: Deps, node: NodeState): Promise<void> {
 }
 
 /** A group is stored (or failed): a dispatcher waiting for its workspace's events decides again. */
-function recorded(node: NodeState, group: Queued[]): void {
+function recorded(node: WebhookPipeline, group: Queued[]): void {
   for (const { event } of group) {
     const left = (node.recording.get(event.workspaceId) ?? 1) - 1;
     if (left > 0) node.recording.set(event.workspaceId, left);
@@ -108,7 +107,8 @@ function recorded(node: NodeState, group: Queued[]): void {
   }
 }
 
-async function afterRecorded(deps: Deps, node: NodeState, workspaceId: string, deliveries: Delivery[]): Promise<void> {
+async function afterRecorded(node: WebhookPipeline, workspaceId: string, deliveries: Delivery[]): Promise<void> {
+  const { deps } = node;
   const running = node.active.get(workspaceId);
   if (running) {
     // That dispatcher keeps the safety-net job alive and looks for new deliveries before it stops.
@@ -116,7 +116,7 @@ async function afterRecorded(deps: Deps, node: NodeState, workspaceId: string, d
     return;
   }
   if (deps.jobs.running) {
-    void dispatchWorkspace(deps, workspaceId, async () => undefined, deliveries).catch((error: unknown) =>
+    void dispatchWorkspace(node, workspaceId, async () => undefined, deliveries).catch((error: unknown) =>
       deps.logger.error({ err: error, workspaceId }, 'webhook dispatch failed; the dispatch job will retry'),
     );
   }

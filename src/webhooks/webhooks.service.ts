@@ -5,7 +5,7 @@ import { isContentEvent, type DomainEvent } from '../events/events.js';
 import { fail } from '../shared/errors.js';
 import { deliveryStore, newDeliveryId } from './webhooks.model.js';
 import type { Delivery, DeliveryAttempt, DeliveryState } from './delivery.js';
-import { postJson } from './webhooks.target.js';
+import { parseTarget, postJson, type ParsedTarget } from './webhooks.target.js';
 import { endpointTarget, getEndpoint, recordEndpointOutcome, type WebhookEndpoint } from './endpoints.service.js';
 
 export const DISPATCH_JOB = 'webhooks.dispatch';
@@ -59,22 +59,16 @@ export function envelopeOf(event: DomainEvent, webhookId: string): Record<string
  * URL's `secret` parameter (its UTF-8 bytes; a `whsec_` secret is base64-decoded as the standard does).
  */
 export function signature(secret: string, webhookId: string, timestamp: number, body: string): string {
-  return `v1,${createHmac('sha256', signingKeyOf(secret)).update(`${webhookId}.${timestamp}.${body}`).digest('base64')}`;
+  return signatureWith(signingKey(secret), webhookId, timestamp, body);
 }
 
-/** Signing keys kept for this many secrets at most (a node signs for few receivers at a time). */
-const SIGNING_KEYS_MAX = 256;
-const signingKeys = new Map<string, KeyObject>();
+/** `signature` with the secret's key imported already: a burst signs thousands of deliveries with the same few secrets. */
+export function signatureWith(key: KeyObject, webhookId: string, timestamp: number, body: string): string {
+  return `v1,${createHmac('sha256', key).update(`${webhookId}.${timestamp}.${body}`).digest('base64')}`;
+}
 
-/** A secret's HMAC key, imported once: a burst signs thousands of deliveries with the same few secrets. */
-function signingKeyOf(secret: string): KeyObject {
-  let key = signingKeys.get(secret);
-  if (!key) {
-    key = createSecretKey(standardSecretBytes(secret) ?? Buffer.from(secret, 'utf8'));
-    if (signingKeys.size >= SIGNING_KEYS_MAX) signingKeys.clear();
-    signingKeys.set(secret, key);
-  }
-  return key;
+function signingKey(secret: string): KeyObject {
+  return createSecretKey(standardSecretBytes(secret) ?? Buffer.from(secret, 'utf8'));
 }
 
 /**
@@ -144,29 +138,56 @@ function targetOf(deps: Deps, delivery: Delivery): string {
   return delivery.sealedUrl ? deps.secretBox.open(delivery.sealedUrl) : delivery.url;
 }
 
-/** Opened targets are kept for this many sealed URLs at most (a dispatcher sees few distinct ones). */
+/** What a dispatcher keeps, at most, of each kind: it sees few distinct targets and secrets. */
 const OPENED_TARGETS_MAX = 64;
+const PARSED_TARGETS_MAX = 256;
+const SIGNING_KEYS_MAX = 256;
+
+/** A target ready to post to; no `signingKey`: its URL has no secret and deliveries go unsigned. */
+export interface OpenedTarget {
+  target: ParsedTarget;
+  signingKey: KeyObject | null;
+}
 
 /**
- * The spec URL's targets a dispatcher has opened, by sealed value: the records of a group share one
- * (see `storedTarget`), so a burst opens and parses each URL once instead of once per delivery.
+ * The targets a dispatcher has opened. The spec URL's by sealed value: the records of a group share one
+ * (see `storedTarget`), so a burst opens each URL once instead of once per delivery. Each URL is parsed
+ * and each secret's HMAC key imported once too: a registered endpoint's URL and secret are read anew for
+ * every delivery (a rotation applies at once), but they are the same few.
  */
 export class OpenedTargets {
-  private readonly opened = new Map<string, { target: string; secret: string | null }>();
+  private readonly opened = new Map<string, OpenedTarget>();
+  private readonly parsed = new Map<string, ParsedTarget>();
+  private readonly signingKeys = new Map<string, KeyObject>();
 
   constructor(private readonly deps: Deps) {}
 
-  of(delivery: Delivery): { target: string; secret: string | null } {
-    const key = delivery.sealedUrl ?? delivery.url;
-    let found = this.opened.get(key);
-    if (!found) {
-      const target = targetOf(this.deps, delivery);
-      found = { target, secret: new URL(target).searchParams.get('secret') };
-      if (this.opened.size >= OPENED_TARGETS_MAX) this.opened.clear();
-      this.opened.set(key, found);
-    }
-    return found;
+  /** The spec URL the delivery was recorded with. */
+  of(delivery: Delivery): OpenedTarget {
+    return kept(this.opened, OPENED_TARGETS_MAX, delivery.sealedUrl ?? delivery.url, () => {
+      const url = targetOf(this.deps, delivery);
+      return this.to(url, new URL(url).searchParams.get('secret'));
+    });
   }
+
+  /** A URL and secret as read now (a registered endpoint's). */
+  to(url: string, secret: string | null): OpenedTarget {
+    return {
+      target: kept(this.parsed, PARSED_TARGETS_MAX, url, () => parseTarget(url)),
+      signingKey: secret ? kept(this.signingKeys, SIGNING_KEYS_MAX, secret, () => signingKey(secret)) : null,
+    };
+  }
+}
+
+/** `cache`'s value for `key`, made on the first ask; a full cache starts over rather than track which entry is oldest. */
+function kept<V>(cache: Map<string, V>, max: number, key: string, make: () => V): V {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = make();
+    if (cache.size >= max) cache.clear();
+    cache.set(key, value);
+  }
+  return value;
 }
 
 /**
@@ -190,18 +211,18 @@ export async function sendAttempt(deps: Deps, delivery: Delivery, targets: Opene
   const now = deps.clock.now();
   const timestamp = Math.floor(now.getTime() / 1000);
   let body: string;
-  let target: string;
-  let secret: string | null;
+  let opened: OpenedTarget;
   let endpoint: WebhookEndpoint | null = null;
   if (delivery.endpointId) {
     // A registered endpoint: its current URL and secret (a rotation applies to retries too); the envelope as stored.
     const current = await endpointTarget(deps, delivery.workspaceId, delivery.endpointId);
     if ('refusal' in current) return notSentTo(now, number, current.refusal);
-    ({ endpoint, url: target, secret } = current);
+    endpoint = current.endpoint;
+    opened = targets.to(current.url, current.secret);
     body = JSON.stringify(delivery.payload);
   } else {
     body = withAt(JSON.stringify(delivery.payload), now);
-    ({ target, secret } = targets.of(delivery));
+    opened = targets.of(delivery);
   }
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
@@ -209,9 +230,9 @@ export async function sendAttempt(deps: Deps, delivery: Delivery, targets: Opene
     'Webhook-Id': delivery.webhookId,
     'Webhook-Timestamp': String(timestamp),
   };
-  if (secret) headers['Webhook-Signature'] = signature(secret, delivery.webhookId, timestamp, body);
+  if (opened.signingKey) headers['Webhook-Signature'] = signatureWith(opened.signingKey, delivery.webhookId, timestamp, body);
 
-  const result = await postJson(target, body, headers, { timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS, allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
+  const result = await postJson(opened.target, body, headers, { timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS, allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_TARGETS });
   const status = result.statusCode;
   let outcome: DeliveryAttempt['outcome'];
   let state: DeliveryState;

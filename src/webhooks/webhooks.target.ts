@@ -107,8 +107,11 @@ const agents = {
   open: { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) },
 };
 
-/** A target URL read once: a dispatcher posts to the same few URLs thousands of times. */
-interface ParsedTarget {
+/**
+ * A target URL read once: a dispatcher posts to the same few URLs thousands of times, so it keeps these
+ * (see `OpenedTargets`) and hands them to `postJson` instead of the URL.
+ */
+export interface ParsedTarget {
   secure: boolean;
   /** The host as an address literal, when it is one. */
   literal: string | null;
@@ -121,34 +124,29 @@ interface ParsedTarget {
    */
   headers: string[];
 }
-const PARSED_MAX = 256;
-const parsed = new Map<string, ParsedTarget>();
 
-function parseTarget(url: string): ParsedTarget {
-  let found = parsed.get(url);
-  if (!found) {
-    const target = new URL(url);
-    const host = target.hostname.replace(/^\[|\]$/g, '');
-    const { protocol, hostname, port, path, auth } = urlToHttpOptions(target);
-    const headers = ['Host', target.host];
-    if (auth) headers.push('Authorization', `Basic ${Buffer.from(auth).toString('base64')}`);
-    found = { secure: target.protocol === 'https:', literal: isIP(host) ? host : null, options: { protocol, hostname, port, path }, headers };
-    if (parsed.size >= PARSED_MAX) parsed.clear();
-    parsed.set(url, found);
-  }
-  return found;
+export function parseTarget(url: string): ParsedTarget {
+  const target = new URL(url);
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  const { protocol, hostname, port, path, auth } = urlToHttpOptions(target);
+  const headers = ['Host', target.host];
+  if (auth) headers.push('Authorization', `Basic ${Buffer.from(auth).toString('base64')}`);
+  return { secure: target.protocol === 'https:', literal: isIP(host) ? host : null, options: { protocol, hostname, port, path }, headers };
 }
 
-/** One POST with a hard per-attempt timeout covering connect, upload and the whole answer. */
+/**
+ * One POST with a hard per-attempt timeout covering connect, upload and the whole answer. A caller that
+ * posts to the same URL again hands it parsed (`parseTarget`) rather than have it parsed every time.
+ */
 export async function postJson(
-  url: string,
+  url: string | ParsedTarget,
   body: string,
   headers: Record<string, string>,
   options: { timeoutMs: number; allowPrivate: boolean },
 ): Promise<PostResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const target = parseTarget(url);
+  const target = typeof url === 'string' ? parseTarget(url) : url;
   if (!options.allowPrivate && target.literal && isBlockedAddress(target.literal)) {
     return { statusCode: null, headers: {}, durationMs: 0, error: `target refused: ${target.literal} is not a public address`, refused: true };
   }

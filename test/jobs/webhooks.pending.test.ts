@@ -5,6 +5,7 @@ import { createWorkspace, eventually, request, startTestNode, type WorkspaceFixt
 import type { HearthNode } from '../../src/app/node.js';
 import { workspaceStore } from '../../src/workspaces/workspaces.model.js';
 import { dispatchWorkspace } from '../../src/webhooks/webhooks.dispatch.js';
+import { WebhookPipeline } from '../../src/webhooks/webhooks.pipeline.js';
 import { startReceiver, type Behaviour } from './receiver.js';
 
 let node: HearthNode;
@@ -102,7 +103,8 @@ test('pending deliveries stored one document each (by earlier versions) are stil
       updatedAt: now,
     })),
   );
-  await dispatchWorkspace(node.deps, ws.id, async () => undefined);
+  // A dispatch as another node's job would make it: the node's own pipeline has nothing of this workspace.
+  await dispatchWorkspace(new WebhookPipeline(node.deps), ws.id, async () => undefined);
   await eventually(() => receiver.on(path).length === 3);
   expect(receiver.on(path).map((hit) => hit.body.postId)).toEqual(['old0', 'old1', 'old2']);
   const records = await eventually(async () => {

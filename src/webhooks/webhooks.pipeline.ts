@@ -2,8 +2,7 @@ import type { Deps } from '../deps.js';
 import type { DomainEvent } from '../events/events.js';
 import type { Delivery } from './delivery.js';
 
-/** What a node keeps of the webhook pipeline between events: shared by the recording and the dispatch. */
-
+/** An event waiting for the next group insert, with the publisher's promise to settle once it is stored. */
 export interface Queued {
   event: DomainEvent;
   done: (delivery: Delivery | null) => void;
@@ -18,19 +17,19 @@ export interface ActiveDispatcher {
   wake(more?: boolean): void;
 }
 
-export interface NodeState {
+/**
+ * What one node keeps of the webhook pipeline between events, shared by the recording
+ * (`webhooks.record.ts`) and the dispatch (`webhooks.dispatch.ts`): `registerWebhookJobs` makes one per
+ * node, so two nodes in one process (as tests run them) never hand work to each other's dispatchers.
+ */
+export class WebhookPipeline {
   /** Dispatchers of this node, by workspace: new deliveries are handed to their workspace's dispatcher. */
-  active: Map<string, ActiveDispatcher>;
-  queued: Queued[];
-  writing: boolean;
+  readonly active = new Map<string, ActiveDispatcher>();
+  readonly queued: Queued[] = [];
+  /** A group insert is running: events published meanwhile queue for the next one. */
+  writing = false;
   /** Events per workspace queued or being stored on this node: their dispatcher waits for them instead of stopping. */
-  recording: Map<string, number>;
-}
+  readonly recording = new Map<string, number>();
 
-const nodes = new WeakMap<Deps, NodeState>();
-
-export function stateOf(deps: Deps): NodeState {
-  let state = nodes.get(deps);
-  if (!state) nodes.set(deps, (state = { active: new Map(), queued: [], writing: false, recording: new Map() }));
-  return state;
+  constructor(readonly deps: Deps) {}
 }
