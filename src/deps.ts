@@ -9,6 +9,7 @@ import type { Clock } from './shared/clock.js';
 import type { Counters } from './db/counters.js';
 import type { SecretBox } from './shared/crypto.js';
 import type { Caches } from './cache/caches.js';
+import type { KeyedSerial } from './shared/keyed-serial.js';
 
 /** Everything a service needs, wired once by `createNode`; tests build it from the same real parts. */
 export interface Deps {
@@ -25,4 +26,6 @@ export interface Deps {
   jobs: JobQueue;
   /** In-memory caches (published content, credentials, sessions) and their invalidation on every node. */
   cache: Caches;
+  /** Work that must not overlap on this node, by key (a conversation's appends). */
+  serial: KeyedSerial;
 }

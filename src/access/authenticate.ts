@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { Deps } from '../deps.js';
-import type { Authentication, AuthMode, RouteDef } from '../http/route.js';
-import type { MemoAuthentication } from '../http/fast-path.js';
+import type { Authentication, Authenticator, AuthMode, RouteDef } from '../http/route.js';
+import type { MemoAuthentication, MemoAuthenticator } from '../http/fast-path.js';
 import { sha256Hex } from '../shared/crypto.js';
 import { fail } from '../shared/errors.js';
 import { credentialKindOf, resolveKey, type CredentialKind } from '../credentials/credentials.service.js';
@@ -85,13 +85,7 @@ function resolveKeyRemembered(deps: Deps, key: string, memoKey: string) {
 const UNKNOWN_LATELY_MS = 60_000;
 /** Keys remembered as unknown at most (each counts 1 against the LRU's byte bound). */
 const UNKNOWN_LATELY_MAX = 10_000;
-const unknownLatelyOf = new WeakMap<Deps, ByteLru<true>>();
-
-function unknownLately(deps: Deps): ByteLru<true> {
-  let unknown = unknownLatelyOf.get(deps);
-  if (!unknown) unknownLatelyOf.set(deps, (unknown = new ByteLru<true>({ maxBytes: UNKNOWN_LATELY_MAX, ttlMs: UNKNOWN_LATELY_MS, now: () => deps.clock.now().getTime() })));
-  return unknown;
-}
+const unknownLately = (deps: Deps) => new ByteLru<true>({ maxBytes: UNKNOWN_LATELY_MAX, ttlMs: UNKNOWN_LATELY_MS, now: () => deps.clock.now().getTime() });
 
 /**
  * Session -> user, remembered per node for a few seconds; logout (this session) or a user change ends it
@@ -103,7 +97,7 @@ async function resolveSessionRemembered(deps: Deps, token: string) {
   return session && session.expiresAt > deps.clock.now() ? session.user : null;
 }
 
-async function resolveWorkspaceCredential(deps: Deps, req: Request, mode: AuthMode): Promise<Authentication> {
+async function resolveWorkspaceCredential(deps: Deps, req: Request, mode: AuthMode, unknown: ByteLru<true>): Promise<Authentication> {
   const accepted = ACCEPTS[mode]!;
   const presented = presentedKey((name) => header(req, name), req.method === 'GET' ? req.query : undefined);
   const lenient = mode === 'publishableKeyOptional';
@@ -118,11 +112,11 @@ async function resolveWorkspaceCredential(deps: Deps, req: Request, mode: AuthMo
   if (kind && !accepted.includes(kind)) throw fail('wrong_credential_kind');
   await refuseWhileGuessing(deps, req);
   const memoKey = keyMemo(key);
-  const knownUnknown = unknownLately(deps).get(memoKey) === true;
+  const knownUnknown = unknown.get(memoKey) === true;
   const resolved = knownUnknown ? null : await resolveKeyRemembered(deps, key, memoKey);
   if (!resolved) {
     if (!knownUnknown) {
-      unknownLately(deps).set(memoKey, true, 1);
+      unknown.set(memoKey, true, 1);
       await countFailure(deps, req);
     }
     if (lenient) return anonymous;
@@ -141,10 +135,16 @@ function bearerToken(req: Request): string {
 }
 
 /**
- * Resolves the credential a route declares (its `auth` mode) into the handler's principal, once per
- * request, and names what the request is rate limited by: the credential it presented.
+ * A node's authenticator: resolves the credential a route declares (its `auth` mode) into the handler's
+ * principal, once per request, and names what the request is rate limited by: the credential it presented.
+ * It keeps the keys it found unknown lately (see `UNKNOWN_LATELY_MS`).
  */
-export async function authenticate(deps: Deps, def: RouteDef, req: Request): Promise<Authentication> {
+export function requestAuthenticator(deps: Deps): Authenticator {
+  const unknown = unknownLately(deps);
+  return (_deps, def, req) => authenticate(deps, def, req, unknown);
+}
+
+async function authenticate(deps: Deps, def: RouteDef, req: Request, unknown: ByteLru<true>): Promise<Authentication> {
   switch (def.auth) {
     case 'none':
       return { context: {} };
@@ -162,7 +162,7 @@ export async function authenticate(deps: Deps, def: RouteDef, req: Request): Pro
       return { context: { user, ...access } };
     }
     default:
-      return resolveWorkspaceCredential(deps, req, def.auth);
+      return resolveWorkspaceCredential(deps, req, def.auth, unknown);
   }
 }
 
@@ -177,12 +177,24 @@ export interface RawCredentials {
 
 type RememberedKey = { kind: CredentialKind; workspace: KeyPrincipal['workspace'] };
 
+/** What a connection sent last: its key, the key's memo key, and the answer that resolved to. */
+interface LastKey {
+  key: string;
+  memoKey: string;
+  resolved?: RememberedKey;
+  answer?: MemoAuthentication;
+}
+
 /**
- * The last key each connection sent, its memo key, and the answer it resolved to: a kept-alive client
- * sends one key on every request, so it is hashed once per connection, and the answer is reused while
- * the memo holds the very same resolution (a rotation or workspace change replaces or drops that).
+ * A node's authenticator from memory (`authenticateFromMemo`). It keeps the last key each connection sent:
+ * a kept-alive client sends one key on every request, so it is hashed once per connection, and the answer
+ * is reused while the memo holds the very same resolution (a rotation or workspace change replaces or
+ * drops that).
  */
-const lastKeyOf = new WeakMap<object, { key: string; memoKey: string; resolved?: RememberedKey; answer?: MemoAuthentication }>();
+export function memoAuthenticator(): MemoAuthenticator {
+  const lastKeyOf = new WeakMap<object, LastKey>();
+  return (deps, def, raw) => authenticateFromMemo(deps, def, raw, lastKeyOf);
+}
 
 /**
  * The same resolution as `authenticate` for a GET of a key-authenticated route, from remembered answers
@@ -192,7 +204,7 @@ const lastKeyOf = new WeakMap<object, { key: string; memoKey: string; resolved?:
  * trip, and hands a throttled request to the full path, so that refusal keeps its one code path.
  * The answer may be the very object given for the connection's previous request: callers never change it.
  */
-export function authenticateFromMemo(deps: Deps, def: RouteDef, raw: RawCredentials): MemoAuthentication | undefined {
+function authenticateFromMemo(deps: Deps, def: RouteDef, raw: RawCredentials, lastKeyOf: WeakMap<object, LastKey>): MemoAuthentication | undefined {
   const accepted = ACCEPTS[def.auth];
   if (!accepted) return undefined;
   const fromHeader = (name: string) => {

@@ -16,6 +16,7 @@ import { registerLiveChatSockets } from '../livechat/livechat.socket.js';
 import { attachRealtime, createRealtime } from '../realtime/realtime.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { MemoryCounters, RedisCounters } from '../db/counters.js';
+import { KeyedSerial } from '../shared/keyed-serial.js';
 import { SecretBox } from '../shared/crypto.js';
 import type { Deps } from '../deps.js';
 import { bootstrapOperator } from '../auth/auth.service.js';
@@ -23,8 +24,8 @@ import { pageExtras } from './pages.js';
 import { allRoutes } from './routes.js';
 import { fastPath } from '../http/fast-path.js';
 import { answerClientError } from '../http/errors.js';
-import { urlRedactor } from '../http/request-log.js';
-import { authenticateFromMemo } from '../access/authenticate.js';
+import { requestIds, urlRedactor } from '../http/request-log.js';
+import { memoAuthenticator } from '../access/authenticate.js';
 
 export interface NodeOptions {
   config: Config & { MONGODB_URI: string; KEY_ENCRYPTION_SECRET: string };
@@ -81,6 +82,7 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
     realtime,
     jobs,
     cache,
+    serial: new KeyedSerial(),
   };
   // Every post, navigation and workspace event changes published content; other writes call the cache themselves.
   // Business events (bookings, chat, submissions) change no published content.
@@ -130,10 +132,11 @@ export async function createNode(options: NodeOptions): Promise<HearthNode> {
   const { deps } = wiring;
   const { realtime, jobs } = deps;
 
-  const app = createApp(deps, { extras: pageExtras, ...options.app });
+  const requestIdOf = requestIds();
+  const app = createApp(deps, { extras: pageExtras, ...options.app, requestIdOf });
   const routes = options.app?.routes ?? allRoutes;
-  // Recording (test runs) needs Express's response object; the fast path steps aside then.
-  const server = createServer(options.fastPath !== false ? fastPath(deps, routes, authenticateFromMemo, urlRedactor(routes), app) : app);
+  const fastPathOptions = { authenticate: memoAuthenticator(), redact: urlRedactor(routes), requestIdOf };
+  const server = createServer(options.fastPath !== false ? fastPath(deps, routes, fastPathOptions, app) : app);
   server.on('clientError', answerClientError);
   attachRealtime(realtime, server);
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));

@@ -8,7 +8,7 @@ import { EXTERNAL_CORS_HEADERS, VARY_BY_CREDENTIAL } from './middleware.js';
 import { countRequestUnless, countRequestUnlessHeld, markRateCounted, rateLimitHeaders, rateLimitValues } from './rate-limit.js';
 import type { CounterGuard, WindowCount } from '../db/counters.js';
 import type { CachedAnswer } from '../cache/content-cache.js';
-import { REQUEST_COMPLETED, requestIdOf } from './request-log.js';
+import { REQUEST_COMPLETED, type RequestIds } from './request-log.js';
 import { responseRecorder } from './recorder.js';
 
 /**
@@ -61,7 +61,13 @@ const MAX_REMEMBERED_URLS = 10_000;
  * Anything else — another route, a key not remembered, a throttled address, an invalid request, a
  * 429, a cache miss — goes to `next` (Express) untouched, the rate count it already took handed on.
  */
-export function fastPath(deps: Deps, routes: RouteDef[], authenticate: MemoAuthenticator, redact: (method: string, url: string) => string, next: RequestListener): RequestListener {
+export function fastPath(
+  deps: Deps,
+  routes: RouteDef[],
+  /** What the Express path shares with this one: the node's credential memo, URL redaction and request ids. */
+  { authenticate, redact, requestIdOf }: { authenticate: MemoAuthenticator; redact: (method: string, url: string) => string; requestIdOf: RequestIds },
+  next: RequestListener,
+): RequestListener {
   const candidates: Candidate[] = routes
     .filter((def) => def.cache === 'published' && def.method === 'get' && def.path.startsWith('/external/'))
     .map((def) => ({ def, segments: def.path.split('/') }));

@@ -37,23 +37,26 @@ export function urlRedactor(routes: Pick<RouteDef, 'method' | 'path' | 'auth'>[]
   };
 }
 
-/**
- * A new request id: this process's random prefix and a count. An id only has to tell one request's log
- * lines from every other's (across nodes too), not be unguessable, and a random UUID per request cost a
- * warm content hit several times what the count does.
- */
-const ID_PREFIX = randomBytes(6).toString('hex');
-let requestCount = 0;
-
 /** The request's id: the caller's `X-Request-Id` when it is a sane token, else a new one. */
-export function requestIdOf(req: IncomingMessage): string {
-  const incoming = req.headers['x-request-id'];
-  return typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : `${ID_PREFIX}-${(++requestCount).toString(36)}`;
+export type RequestIds = (req: IncomingMessage) => string;
+
+/**
+ * A node's request ids: its own random prefix and a count. An id only has to tell one request's log lines
+ * from every other's (across nodes too), not be unguessable, and a random UUID per request cost a warm
+ * content hit several times what the count does.
+ */
+export function requestIds(): RequestIds {
+  const prefix = randomBytes(6).toString('hex');
+  let count = 0;
+  return (req) => {
+    const incoming = req.headers['x-request-id'];
+    return typeof incoming === 'string' && /^[\w.-]{1,64}$/.test(incoming) ? incoming : `${prefix}-${(++count).toString(36)}`;
+  };
 }
 
 export const REQUEST_COMPLETED = 'request completed';
 
-export function requestLogger(logger: Logger, redact: (method: string, url: string) => string) {
+export function requestLogger(logger: Logger, redact: (method: string, url: string) => string, requestIdOf: RequestIds) {
   return pinoHttp({
     logger,
     genReqId: (req, res) => {

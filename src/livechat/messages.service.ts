@@ -39,21 +39,9 @@ const closedError = () => fail('conversation_closed');
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Appends of one conversation queue up inside this process, so only writers on different nodes ever race
- * for the same seq (and retry); without it a burst on one node would retry quadratically.
+ * Appends of one conversation queue up inside this node (`deps.serial`), so only writers on different
+ * nodes ever race for the same seq (and retry); without it a burst on one node would retry quadratically.
  */
-const appendQueues = new Map<string, Promise<unknown>>();
-
-function queued<T>(key: string, work: () => Promise<T>): Promise<T> {
-  const previous = appendQueues.get(key) ?? Promise.resolve();
-  const next = previous.then(work, work);
-  const settled = next.catch(() => undefined);
-  appendQueues.set(key, settled);
-  void settled.then(() => {
-    if (appendQueues.get(key) === settled) appendQueues.delete(key);
-  });
-  return next;
-}
 
 type Draft = { sender: Sender; body: string; authorUserId: string | null; authorName?: string };
 
@@ -72,12 +60,12 @@ type Draft = { sender: Sender; body: string; authorUserId: string | null; author
  */
 async function appendMessage(deps: Deps, conversation: RememberedConversation, input: Draft, fills: VisitorFills = {}): Promise<ChatMessage> {
   const { workspaceId, id } = conversation;
-  const { message, seq } = await queued(id, () => insertNext(deps, conversation, input));
+  const { message, seq } = await deps.serial.run(id, () => insertNext(deps, conversation, input));
   push.message(deps, workspaceId, id, message, input.authorName);
   // The push reaches other nodes' sockets through a Redis publish that the client writes on its next
   // setImmediate; yielding first lets it leave now instead of after the summary's query is built and sent.
   await new Promise((resolve) => setImmediate(resolve));
-  const record = () => queued(`summary:${id}`, () => conversationStore(deps.db).recordMessage(workspaceId, id, message, seq, fills));
+  const record = () => deps.serial.run(`summary:${id}`, () => conversationStore(deps.db).recordMessage(workspaceId, id, message, seq, fills));
   await record().catch((error: unknown) => retrySummary(deps, record, { workspaceId, conversationId: id }, error));
   return message;
 }
