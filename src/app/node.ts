@@ -7,11 +7,12 @@ import type { Config } from '../config/config.js';
 import { connectMongo, convertHexStringsToObjectIds, ensureIndexes } from '../db/mongo.js';
 import { connectRedis } from '../db/redis.js';
 import { attachDocumentLocks } from '../db/document-locks.js';
-import { EventBus, isContentEvent } from '../events/events.js';
+import { EventBus } from '../events/events.js';
 import { Caches } from '../cache/caches.js';
 import { createApp, type AppOptions } from './create-app.js';
 import { createJobQueue } from '../jobs/jobs.js';
 import { registerJobs } from './jobs.js';
+import { registerListeners } from './listeners.js';
 import { registerLiveChatSockets } from '../livechat/livechat.socket.js';
 import { attachRealtime, createRealtime } from '../realtime/realtime.js';
 import { systemClock, type Clock } from '../shared/clock.js';
@@ -84,16 +85,11 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
     cache,
     serial: new KeyedSerial(),
   };
-  // Every post, navigation and workspace event changes published content; other writes call the cache themselves.
-  // Business events (bookings, chat, submissions) change no published content.
-  deps.events.subscribe(async (event) => {
-    if (isContentEvent(event)) await cache.invalidateWorkspace(event.workspaceId);
-  });
-
   await ensureIndexes(db);
   await upgradeStorage(db, logger);
   await bootstrapOperator(deps);
   const jobRegistry = registerJobs(deps);
+  registerListeners(deps, { webhooks: jobRegistry.webhooks });
   registerLiveChatSockets(deps);
   return {
     deps,

@@ -1,7 +1,6 @@
-/**
- * Domain events, named and shaped as the spec's webhook table. Publishers await `publish`, so a
- * subscriber that persists the event (the webhook outbox) has done so before the request answers.
- */
+import type { AssignmentChanged, ChatMessage, ConversationStatus, ReadChanged } from '../realtime/events.js';
+
+/** Domain events, named and shaped as the spec's webhook table. */
 export interface PostEvent {
   event: 'post.published' | 'post.unpublished';
   workspaceId: string;
@@ -121,16 +120,49 @@ export type EventName = (typeof EVENT_NAMES)[number];
 
 const CONTENT_EVENTS = new Set<string>(CONTENT_EVENT_NAMES);
 
-export function isContentEvent(event: DomainEvent): event is ContentEvent {
+export function isContentEvent(event: Fact): event is ContentEvent {
   return CONTENT_EVENTS.has(event.event);
 }
 
-export type EventHandler = (event: DomainEvent) => Promise<void>;
+/**
+ * What changed in a live-chat conversation, for the consoles and widgets that show it (`livechat/live-push.ts`).
+ * Not webhook events: no receiver is sent these.
+ */
+export type LiveChatFact =
+  | { event: 'chat.message'; workspaceId: string; conversationId: string; message: ChatMessage; agentName?: string }
+  | { event: 'chat.read'; workspaceId: string; read: ReadChanged }
+  | { event: 'chat.assigned'; workspaceId: string; assignment: AssignmentChanged }
+  | { event: 'chat.status'; workspaceId: string; conversationId: string; status: ConversationStatus }
+  | { event: 'chat.opened'; workspaceId: string; conversationId: string };
 
+/** Everything services state on the bus: the webhook table's events and the live-chat facts. */
+export type Fact = DomainEvent | LiveChatFact;
+
+const WEBHOOK_EVENTS = new Set<string>(EVENT_NAMES);
+
+/** A fact of the webhook table (what the webhook recorder stores deliveries for). */
+export function isDomainEvent(fact: Fact): fact is DomainEvent {
+  return WEBHOOK_EVENTS.has(fact.event);
+}
+
+export type FactHandler = (fact: Fact) => Promise<void> | void;
+export type EventHandler = (event: DomainEvent) => Promise<void> | void;
+
+/**
+ * Services publish facts and return; listeners react (`app/listeners.ts` registers them, in order).
+ * Publishers await `publish`: every listener has done its part (a socket push, a stored delivery) before
+ * the request answers.
+ */
 export class EventBus {
-  private readonly handlers: EventHandler[] = [];
+  private readonly handlers: FactHandler[] = [];
 
+  /** The webhook table's events only (the live-chat facts pass it by). */
   subscribe(handler: EventHandler): () => void {
+    return this.listen((fact) => (isDomainEvent(fact) ? handler(fact) : undefined));
+  }
+
+  /** Every fact, in the order listeners were added. */
+  listen(handler: FactHandler): () => void {
     this.handlers.push(handler);
     return () => {
       const index = this.handlers.indexOf(handler);
@@ -138,7 +170,7 @@ export class EventBus {
     };
   }
 
-  async publish(event: DomainEvent): Promise<void> {
-    for (const handler of this.handlers) await handler(event);
+  async publish(fact: Fact): Promise<void> {
+    for (const handler of this.handlers) await handler(fact);
   }
 }

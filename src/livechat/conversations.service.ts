@@ -7,7 +7,6 @@ import type { VerifiedVisitor } from '../identity/identity.schemas.js';
 import { conversationStore, newConversationId, type Conversation } from './conversations.model.js';
 import type { StartConversationBody } from './livechat.schemas.js';
 import { activeSettings, localized } from './settings.service.js';
-import { push } from './livechat.socket.js';
 import { publishConversation } from './events.service.js';
 import { rememberConversation } from './conversation-memo.service.js';
 
@@ -83,7 +82,7 @@ export async function startConversation(deps: Deps, workspace: Workspace, body: 
     deps.clock.now(),
   );
   await rememberConversation(deps, conversation);
-  push.created(deps, workspace.id, conversation.id);
+  await deps.events.publish({ event: 'chat.opened', workspaceId: workspace.id, conversationId: conversation.id });
   await publishConversation(deps, 'conversation.created', conversation);
   return answer(conversation, token, false);
 }

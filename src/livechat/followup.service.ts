@@ -8,7 +8,7 @@ import { findWorkspace } from '../workspaces/workspaces.service.js';
 import { conversationStore } from './conversations.model.js';
 import { messageStore } from './messages.model.js';
 import type { Conversation } from './conversations.service.js';
-import { agentsOnline, visitorConnected } from './livechat.socket.js';
+import { agentsOnline, visitorConnected } from './presence.js';
 import { withAgentNames } from './read.service.js';
 
 /**

@@ -4,7 +4,6 @@ import type { ConversationStatus } from '../realtime/events.js';
 import { conversationStore } from './conversations.model.js';
 import { messageStore } from './messages.model.js';
 import { conversationOf, type Conversation } from './conversations.service.js';
-import { push } from './livechat.socket.js';
 import { forgetConversation } from './conversation-memo.service.js';
 import { postAgentMessage } from './messages.service.js';
 import { publishConversation } from './events.service.js';
@@ -78,7 +77,7 @@ export async function assignConversation(deps: Deps, workspaceId: string, conver
   const conversation = await conversationOf(deps, workspaceId, conversationId);
   if (userId && !(await canWorkIn(deps, workspaceId, userId))) throw fail('assignee_not_member');
   await conversationStore(deps.db).assign(workspaceId, conversation.id, userId);
-  push.assigned(deps, workspaceId, { conversationId: conversation.id, assignee: await assigneeOf(deps, userId) });
+  await deps.events.publish({ event: 'chat.assigned', workspaceId, assignment: { conversationId: conversation.id, assignee: await assigneeOf(deps, userId) } });
   return getConversation(deps, workspaceId, conversation.id);
 }
 
@@ -95,7 +94,7 @@ export async function closeConversation(deps: Deps, workspaceId: string, convers
   if (closed) {
     // Every node forgets it as OPEN before the close is answered or pushed: posts after it are refused.
     await forgetConversation(deps, conversation.id);
-    push.status(deps, workspaceId, conversation.id, 'CLOSED');
+    await deps.events.publish({ event: 'chat.status', workspaceId, conversationId: conversation.id, status: 'CLOSED' });
     await publishConversation(deps, 'conversation.closed', closed);
   }
   // A close that lost the race ran after the winner's (a transition): it reads the stored CLOSED.

@@ -1,51 +1,15 @@
-import type { DefaultEventsMap, Namespace, Socket } from 'socket.io';
+import type { Socket } from 'socket.io';
 import type { Deps } from '../deps.js';
 import { liveSession } from '../auth/auth.service.js';
 import { accessWorkspace, isMember } from '../workspaces/members.service.js';
 import { AppError, fail } from '../shared/errors.js';
-import {
-  NAMESPACES,
-  rooms,
-  type AgentServerEvents,
-  type AssignmentChanged,
-  type ChatMessage,
-  type ClientEvents,
-  type ConversationStatus,
-  type ReadChanged,
-  type TypingChanged,
-  type WidgetServerEvents,
-} from '../realtime/events.js';
+import { rooms } from '../realtime/events.js';
 import { rememberedByToken } from './conversation-memo.service.js';
 import { conversationStore } from './conversations.model.js';
 import { typingInput } from './livechat.schemas.js';
 import { agentTyping, newTypingMemo, visitorTyping } from './typing.service.js';
-
-/** What a visitor socket keeps from its handshake. */
-interface VisitorData {
-  conversationId: string;
-  workspaceId: string;
-}
-/** What an agent-console socket keeps from its handshake. */
-interface AgentData {
-  /** False for an operator outside the team: watching does not make the team look online. */
-  teamMember: boolean;
-  userId: string;
-  userName: string;
-  sessionId: string;
-  sessionExpiresAt: number;
-  workspaceId: string;
-}
-
-type WidgetNamespace = Namespace<ClientEvents, WidgetServerEvents, DefaultEventsMap, VisitorData>;
-type WidgetSocket = Socket<ClientEvents, WidgetServerEvents, DefaultEventsMap, VisitorData>;
-type AgentNamespace = Namespace<ClientEvents, AgentServerEvents, DefaultEventsMap, AgentData>;
-type AgentSocket = Socket<ClientEvents, AgentServerEvents, DefaultEventsMap, AgentData>;
-
-const widgetNs = (deps: Deps) => deps.realtime.io.of(NAMESPACES.widget) as unknown as WidgetNamespace;
-const agentNs = (deps: Deps) => deps.realtime.io.of(NAMESPACES.agent) as unknown as AgentNamespace;
-
-/** How long a cross-node presence query may take before the config answers from what it knows. */
-const PRESENCE_TIMEOUT_MS = 1_500;
+import { agentNs, widgetNs, type AgentSocket, type WidgetSocket } from './namespaces.js';
+import { relayTyping } from './live-push.js';
 
 /** How often a node ends the agent sockets whose session has expired: the most an expired one lingers. */
 const SESSION_SWEEP_MS = 500;
@@ -119,7 +83,7 @@ export function registerLiveChatSockets(deps: Deps): void {
     if (!input.success) return;
     const { conversationId, workspaceId } = this.data;
     const relay = visitorTyping(deps, conversationId, input.data.typing, visitorStarts, this);
-    if (relay) push.typing(deps, workspaceId, relay);
+    if (relay) relayTyping(deps, workspaceId, relay);
   }
 
   widgetNs(deps).on('connection', (socket) => {
@@ -148,7 +112,7 @@ export function registerLiveChatSockets(deps: Deps): void {
       const input = typingInput.safeParse(payload);
       if (!input.success || !input.data.conversationId) return;
       agentTyping(deps, agent, input.data.conversationId, input.data.typing, memo).then(
-        (relay) => relay && push.typing(deps, agent.workspaceId, relay),
+        (relay) => relay && relayTyping(deps, agent.workspaceId, relay),
         (error: unknown) => deps.logger.warn({ err: error, workspaceId: agent.workspaceId }, 'live chat: agent typing not relayed'),
       );
     });
@@ -181,70 +145,3 @@ function sessionExpiryWatch(deps: Deps): (socket: AgentSocket) => void {
     });
   };
 }
-
-/**
- * True while at least one team member of the workspace holds an agent-console socket on any node.
- * Local sockets answer at once; otherwise the Redis adapter asks the other nodes. When Redis is away the
- * answer is what this node knows (logged), so the widget config never hangs or fails.
- */
-export async function agentsOnline(deps: Deps, workspaceId: string): Promise<boolean> {
-  return anyoneIn(deps, agentNs(deps), rooms.workspaceTeam(workspaceId), { workspaceId });
-}
-
-/** True while the visitor holds a widget socket of the conversation on any node (same fallbacks as `agentsOnline`). */
-export async function visitorConnected(deps: Deps, conversationId: string): Promise<boolean> {
-  return anyoneIn(deps, widgetNs(deps), rooms.conversation(conversationId), { conversationId });
-}
-
-async function anyoneIn(deps: Deps, ns: WidgetNamespace | AgentNamespace, room: string, context: Record<string, string>): Promise<boolean> {
-  if ((ns.adapter.rooms.get(room)?.size ?? 0) > 0) return true;
-  if (!deps.redis) return false;
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const sockets = await Promise.race([
-      ns.in(room).fetchSockets(),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('presence query timed out')), PRESENCE_TIMEOUT_MS);
-      }),
-    ]);
-    return sockets.length > 0;
-  } catch (error) {
-    deps.logger.warn({ err: error, ...context }, 'cross-node presence unavailable; answering from this node');
-    return false;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Pushes go through the adapter: with Redis they reach the sockets of every node. */
-export const push = {
-  /**
-   * A message to the workspace's agent consoles and to every socket of the visitor: the visitor's own
-   * messages reach their other tabs and devices (the sending tab drops the copy by id).
-   */
-  message(deps: Deps, workspaceId: string, conversationId: string, message: ChatMessage, agentName?: string): void {
-    const payload = agentName ? { conversationId, message, agentName } : { conversationId, message };
-    widgetNs(deps).to(rooms.conversation(conversationId)).emit('message.created', payload);
-    agentNs(deps).to(rooms.workspaceAgents(workspaceId)).emit('message.created', payload);
-  },
-  /** Visitor typing goes to the team; agent typing to the visitor and to the other agents. */
-  typing(deps: Deps, workspaceId: string, payload: TypingChanged): void {
-    if (payload.sender === 'AGENT') widgetNs(deps).to(rooms.conversation(payload.conversationId)).emit('typing.changed', payload);
-    agentNs(deps).to(rooms.workspaceAgents(workspaceId)).emit('typing.changed', payload);
-  },
-  read(deps: Deps, workspaceId: string, payload: ReadChanged): void {
-    widgetNs(deps).to(rooms.conversation(payload.conversationId)).emit('conversation.read', payload);
-    agentNs(deps).to(rooms.workspaceAgents(workspaceId)).emit('conversation.read', payload);
-  },
-  assigned(deps: Deps, workspaceId: string, payload: AssignmentChanged): void {
-    agentNs(deps).to(rooms.workspaceAgents(workspaceId)).emit('conversation.assigned', payload);
-  },
-  status(deps: Deps, workspaceId: string, conversationId: string, status: ConversationStatus): void {
-    const payload = { conversationId, status };
-    widgetNs(deps).to(rooms.conversation(conversationId)).emit('conversation.updated', payload);
-    agentNs(deps).to(rooms.workspaceAgents(workspaceId)).emit('conversation.updated', payload);
-  },
-  created(deps: Deps, workspaceId: string, conversationId: string): void {
-    agentNs(deps).to(rooms.workspaceAgents(workspaceId)).emit('conversation.created', { conversationId });
-  },
-};

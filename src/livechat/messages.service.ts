@@ -6,7 +6,6 @@ import { conversationStore, type VisitorFills } from './conversations.model.js';
 import { messageStore, type Sender } from './messages.model.js';
 import type { VisitorMessageBody } from './livechat.schemas.js';
 import { noteNewest, rememberedByToken, rememberedOf, type RememberedConversation } from './conversation-memo.service.js';
-import { push } from './livechat.socket.js';
 import { publishVisitorMessage } from './events.service.js';
 import { afterMessage } from './followup.service.js';
 import { agentDisplayName, teamReadFetched, withAgentNames } from './read.service.js';
@@ -61,7 +60,7 @@ type Draft = { sender: Sender; body: string; authorUserId: string | null; author
 async function appendMessage(deps: Deps, conversation: RememberedConversation, input: Draft, fills: VisitorFills = {}): Promise<ChatMessage> {
   const { workspaceId, id } = conversation;
   const { message, seq } = await deps.serial.run(id, () => insertNext(deps, conversation, input));
-  push.message(deps, workspaceId, id, message, input.authorName);
+  await deps.events.publish({ event: 'chat.message', workspaceId, conversationId: id, message, agentName: input.authorName });
   // The push reaches other nodes' sockets through a Redis publish that the client writes on its next
   // setImmediate; yielding first lets it leave now instead of after the summary's query is built and sent.
   await new Promise((resolve) => setImmediate(resolve));

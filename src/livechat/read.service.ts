@@ -7,7 +7,6 @@ import { conversationStore } from './conversations.model.js';
 import { messageStore, type AuthoredMessage, type Sender } from './messages.model.js';
 import type { Conversation } from './conversations.service.js';
 import { rememberedByToken, rememberedOf } from './conversation-memo.service.js';
-import { push } from './livechat.socket.js';
 
 /**
  * Read status: each side has one cursor on the conversation, the newest message it has read; every
@@ -28,7 +27,7 @@ async function advance(deps: Deps, conversation: ConversationRef, reader: Reader
   const payload: ReadChanged = { conversationId: id, reader, messageId, createdAt: createdAt.toISOString() };
   await messageStore(deps.db).markRead(workspaceId, id, readSender(reader), createdAt, deps.clock.now());
   const moved = await conversationStore(deps.db).advanceRead(workspaceId, id, sideOf(reader), { messageId, createdAt });
-  if (moved) push.read(deps, workspaceId, payload);
+  if (moved) await deps.events.publish({ event: 'chat.read', workspaceId, read: payload });
   return payload;
 }
 

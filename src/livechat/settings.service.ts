@@ -4,7 +4,7 @@ import { ensureKey, revealKey, rotateKey } from '../credentials/credentials.serv
 import { hasExplicitIdentitySecret, setExplicitIdentitySecret } from '../identity/identity.service.js';
 import { liveChatSettingsStore, type LiveChatSettings } from './settings.model.js';
 import type { PutSettingsBody } from './livechat.schemas.js';
-import { agentsOnline } from './livechat.socket.js';
+import { agentsOnline } from './presence.js';
 import { themeContrastWarnings } from './theme.js';
 import { resolveWidgetStrings, widgetStringWarnings } from './widget-strings.js';
 import { localeLookupOrder } from '../shared/locale.js';

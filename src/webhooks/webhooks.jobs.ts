@@ -1,7 +1,6 @@
 import type { Job, JobWithId } from 'agenda';
 import type { Deps } from '../deps.js';
 import { dispatchWorkspace } from './webhooks.dispatch.js';
-import { recordEvent } from './webhooks.record.js';
 import { WebhookPipeline } from './webhooks.pipeline.js';
 import { adoptDeliveryJob, recoverRetries, retryWorkspace } from './webhooks.retries.js';
 import { DISPATCH_JOB, PRUNE_JOB, RETRY_JOB, leaseTtl, pruneDeliveries, recoverFirstAttempts, scheduleRetry } from './webhooks.service.js';
@@ -16,9 +15,10 @@ const PRUNE_EVERY = '1 hour';
  * `webhooks.retry` (one per workspace) makes the retries due and moves itself to the next retry time, which
  * Agenda stores together with the run's completion; `webhooks.prune` (one, every hour) deletes finished
  * deliveries older than `WEBHOOK_DELIVERY_RETENTION_DAYS` or beyond `WEBHOOK_DELIVERY_MAX_PER_WORKSPACE`.
- * Runs once per node: the node's pipeline, shared by the event subscription and the dispatch job, is made here.
+ * Runs once per node: the node's pipeline, shared by the dispatch job and the bus's webhook recorder
+ * (`app/listeners.ts`), is made here.
  */
-export function registerWebhookJobs(deps: Deps): { recover(): Promise<void> } {
+export function registerWebhookJobs(deps: Deps): { pipeline: WebhookPipeline; recover(): Promise<void> } {
   const ttl = leaseTtl(deps);
   const pipeline = new WebhookPipeline(deps);
 
@@ -74,11 +74,8 @@ export function registerWebhookJobs(deps: Deps): { recover(): Promise<void> } {
     { lockLifetime: 10 * 60_000, removeOnComplete: false, concurrency: 1 },
   );
 
-  deps.events.subscribe(async (event) => {
-    await recordEvent(pipeline, event);
-  });
-
   return {
+    pipeline,
     async recover() {
       const count = (await recoverFirstAttempts(deps)) + (await recoverRetries(deps));
       if (count) deps.logger.info({ count }, 'webhooks: workspaces with unfinished deliveries re-enqueued');
