@@ -2,13 +2,10 @@
  * The second step of `npm test`: replays the answers the main run recorded (RECORD_RESPONSES_DIR,
  * see test/support/global-setup.ts) against the OpenAPI document's response schemas. No database.
  */
-import base from './jest.config.js';
+import { shared } from './jest.config.js';
 
 export default {
-  testEnvironment: base.testEnvironment,
-  extensionsToTreatAsEsm: base.extensionsToTreatAsEsm,
-  moduleNameMapper: base.moduleNameMapper,
-  transform: base.transform,
+  ...shared,
   testMatch: ['<rootDir>/test/**/*.contract.ts'],
   testTimeout: 60000,
 };

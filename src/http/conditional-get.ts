@@ -22,11 +22,11 @@ export const NOT_MODIFIED = 'Unchanged since the ETag in `If-None-Match`.';
  * server evaluates the condition regardless.
  */
 export function conditionalGet(req: Request, body: unknown): Reply {
-  const json = JSON.stringify(body);
-  const etag = `W/"${Buffer.byteLength(json).toString(16)}-${createHash('sha1').update(json).digest('base64url')}"`;
+  const json = Buffer.from(JSON.stringify(body));
+  const etag = `W/"${json.length.toString(16)}-${createHash('sha1').update(json).digest('base64url')}"`;
   const headers = { ...REVALIDATE, ETag: etag };
   if (ifNoneMatchNames(req, etag)) return { status: 304, headers };
-  return { body, headers };
+  return { body, json, headers };
 }
 
 /**

@@ -21,24 +21,30 @@ function send(res: Response, reply: Reply): void {
   const status = reply.status ?? 200;
   if (reply.body === undefined) res.status(status).end();
   else if (Buffer.isBuffer(reply.body)) res.status(status).send(reply.body);
+  else if (reply.json) sendJsonBytes(res, status, reply.json);
   else res.status(status).json(reply.body);
+}
+
+/** JSON serialized already, sent as `res.json` would send it (and left where the recorder looks). */
+function sendJsonBytes(res: Response, status: number, json: Buffer): void {
+  res.locals[SENT_JSON_BYTES] = json;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.status(status).send(json);
 }
 
 /**
  * Sends a kept answer as Express would have sent its JSON (same bytes, headers and `res.send` path), or
  * the bodiless 304 its ETag earns, without serializing anything.
  */
-function sendCached(req: Request, res: Response, answer: CachedAnswer, record: boolean): void {
+function sendCached(req: Request, res: Response, answer: CachedAnswer): void {
   for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
   if (answer.headers.ETag && ifNoneMatchNames(req, answer.headers.ETag)) {
     res.status(304).end();
     return;
   }
   // A non-JSON answer (feeds, sitemap) keeps the content type it was made with.
-  const json = !answer.headers['Content-Type'];
-  if (record && json) res.locals[SENT_JSON_BYTES] = answer.bytes;
-  if (json) res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.status(200).send(answer.bytes);
+  if (answer.headers['Content-Type']) res.status(200).send(answer.bytes);
+  else sendJsonBytes(res, 200, answer.bytes);
 }
 
 /** The cache key of a `cache: 'published'` route: workspace, route, validated params and query (defaults applied). */
@@ -84,14 +90,14 @@ export function mountRoutes(app: Express, deps: Deps, routes: RouteDef[], authen
       const body = parse(def.body, req.body ?? {}, 'body');
       const cacheable = def.bypassCache?.(query) ? undefined : cacheKeyOf(def, auth.context, params, query);
       const lookup = cacheable ? deps.cache.content.lookup(cacheable.key) : undefined;
-      if (lookup && 'hit' in lookup) return sendCached(req, res, lookup.hit, !!record);
+      if (lookup && 'hit' in lookup) return sendCached(req, res, lookup.hit);
       const reply = await def.handle({ deps, req, res, params, query, body, ...auth.context });
       if (res.headersSent) return;
       if (cacheable && lookup && 'token' in lookup && (reply.status ?? 200) === 200 && reply.body !== undefined) {
-        const bytes = Buffer.isBuffer(reply.body) ? reply.body : Buffer.from(JSON.stringify(reply.body));
+        const bytes = Buffer.isBuffer(reply.body) ? reply.body : (reply.json ?? Buffer.from(JSON.stringify(reply.body)));
         const answer = { bytes, headers: reply.headers ?? {} };
         deps.cache.content.store(cacheable.workspaceId, cacheable.key, answer, lookup.token);
-        return sendCached(req, res, answer, !!record);
+        return sendCached(req, res, answer);
       }
       send(res, reply);
     });

@@ -67,6 +67,8 @@ export type RouteContext<A extends AuthMode, P, Q, B> = {
 export interface Reply {
   status?: number;
   body?: unknown;
+  /** `body` serialized already (by `conditionalGet`, which hashed it): sent as these bytes, not serialized again. */
+  json?: Buffer;
   headers?: Record<string, string>;
 }
 

@@ -6,7 +6,7 @@ import { publishPost } from '../../src/posts/publication.service.js';
 import { postScheduleStore } from '../../src/posts/post-schedules.model.js';
 import { recoverSchedules, runScheduledChange, SCHEDULED_CHANGE_JOB } from '../../src/posts/schedule.service.js';
 import { findWorkspace } from '../../src/workspaces/workspaces.service.js';
-import { startReceiver } from '../jobs/receiver.js';
+import { startReceiver } from '../webhooks/receiver.js';
 import { contentAdmin, expectIssue } from './content-helpers.js';
 
 // Scheduled publishing (issue 17): `{at}` on publish/unpublish, the schedule list and its cancellation,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, expect, jest, test } from '@jest/globals';
 import { createWorkspace, eventually, request, startTestNode } from '../support/harness.js';
 import { startEngine, type RunningService } from '../support/services.js';
-import { startReceiver } from '../jobs/receiver.js';
+import { startReceiver } from '../webhooks/receiver.js';
 import { deliveryStore } from '../../src/webhooks/webhooks.model.js';
 import { RETRY_JOB } from '../../src/webhooks/webhooks.service.js';
 import type { HearthNode } from '../../src/app/node.js';
