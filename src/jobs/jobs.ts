@@ -19,8 +19,8 @@ export interface JobQueue {
   enqueueUnique(name: string, data: Record<string, unknown>, key: string, options?: { at?: Date; insertOnly?: boolean }): Promise<void>;
   /**
    * The one job of `name` for `data[key]` runs no later than `at`: created there, moved earlier (or, left
-   * unscheduled by a failed run, scheduled again), never later. A job running now is not moved (Agenda saves its own next run when it ends): its owner asks
-   * again once it has ended (`complete:<name>`).
+   * unscheduled by a failed run, scheduled again), never later. A job running now is not moved (Agenda
+   * saves its own next run when it ends): its owner asks again once it has ended (`complete:<name>`).
    */
   enqueueNoLaterThan(name: string, data: Record<string, unknown>, key: string, at: Date): Promise<void>;
   /** Starts processing on this node (worker role). */
