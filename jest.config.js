@@ -25,7 +25,8 @@ const integration = {
 export default {
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/**/*.unit.test.ts'] },
-    // The engine race suite loads both cores for minutes: `npm test` runs it in a step of its own, first.
+    // The engine race suite loads both cores for minutes: `npm test` runs it in a step of its own, first, one
+    // file at a time, so the retry storm beside it keeps its timing.
     { ...integration, displayName: 'integrity', testMatch: ['<rootDir>/test/integrity/**/*.test.ts'] },
     {
       ...integration,

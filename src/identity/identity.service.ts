@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { constantTimeEqual, hmacSha256Hex } from '../shared/crypto.js';
 import { revealKey } from '../credentials/credentials.service.js';
@@ -61,5 +62,8 @@ export async function checkVisitorIdentity(deps: Deps, workspaceId: string, visi
   const { externalId, name, email, attributes, identityToken } = parsed.data;
   if (!identityToken) return { failure: 'identity token missing' };
   if (!(await verifyIdentityToken(deps, workspaceId, externalId, identityToken))) return { failure: 'identity signature invalid' };
-  return { verified: { externalId, name: name ?? null, email: email ?? null, attributes: attributes ?? null } };
+  // The signature covers `externalId` only: an e-mail the page sends beside it is used only when it is one
+  // address (replies are mailed to it; "me@a.com, victim@b.org" would mail both).
+  const mailable = email !== undefined && z.email().safeParse(email).success ? email : null;
+  return { verified: { externalId, name: name ?? null, email: mailable, attributes: attributes ?? null } };
 }

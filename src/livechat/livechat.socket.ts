@@ -7,7 +7,7 @@ import { rooms } from '../realtime/events.js';
 import { rememberedByToken } from './conversation-memo.service.js';
 import { conversationStore } from './conversations.model.js';
 import { typingInput } from './livechat.schemas.js';
-import { agentTyping, newTypingMemo, visitorTyping } from './typing.service.js';
+import { agentTyping, newTypingMemo, visitorTyping, type RelayedStart } from './typing.service.js';
 import { agentNs, widgetNs, type AgentSocket, type WidgetSocket } from './namespaces.js';
 import { relayTyping } from './live-push.js';
 
@@ -77,7 +77,7 @@ export function registerLiveChatSockets(deps: Deps): void {
 
   // One listener for every visitor socket (`this` is the socket), its throttle kept by the node: a socket
   // carries no typing closure or state of its own (memory per held socket, issue 13).
-  const visitorStarts = new WeakMap<WidgetSocket, number>();
+  const visitorStarts = new WeakMap<WidgetSocket, RelayedStart>();
   function onVisitorTyping(this: WidgetSocket, payload: unknown): void {
     const input = typingInput.safeParse(payload);
     if (!input.success) return;

@@ -24,6 +24,26 @@ function siteUrlOf(workspace: Workspace): string {
   return workspace.siteUrl;
 }
 
+/**
+ * Characters XML 1.0 cannot carry at all (C0 controls other than tab, newline and return; lone surrogates;
+ * U+FFFE and U+FFFF): one of them in any title would make the feed unreadable for every subscriber.
+ */
+const NOT_IN_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+const CDATA_END = ']]>';
+
+/** Text for an element the feed library writes as escaped text. */
+const xmlText = (text: string) => text.replace(NOT_IN_XML, '');
+
+/**
+ * Text for an element the feed library writes as CDATA (item titles and descriptions). A CDATA section ends
+ * at the first `]]>`, so each must be split (`]]]]><![CDATA[>`); xml-js splits the first one itself and
+ * no other, so the later ones are split here. `feeds.test.ts` parses a title with three back.
+ */
+function cdataText(text: string): string {
+  const [first, ...rest] = xmlText(text).split(CDATA_END);
+  return rest.length === 0 ? first : `${first}${CDATA_END}${rest.join(']]]]><![CDATA[>')}`;
+}
+
 export interface FeedQuery {
   locale?: string;
   type: string;
@@ -39,7 +59,7 @@ export async function feedXml(deps: Deps, workspace: Workspace, query: FeedQuery
   const items = (await listPublicPosts(deps, workspace, { type: query.type, locale, category: query.category, limit: FEED_ITEMS })).items as PublicPostItem[];
   const home = `${siteUrl}/${encodeURIComponent(locale)}`;
   const feed = new Feed({
-    title: workspace.name,
+    title: xmlText(workspace.name),
     id: home,
     link: home,
     language: locale,
@@ -51,13 +71,13 @@ export async function feedXml(deps: Deps, workspace: Workspace, query: FeedQuery
   for (const post of items) {
     const link = postUrl(siteUrl, locale, post.slug)!;
     feed.addItem({
-      title: post.title,
+      title: cdataText(post.title),
       id: link,
       link,
       date: new Date(post.publishedAt),
-      ...(post.metaDescription ? { description: post.metaDescription } : {}),
-      ...(post.authorName ? { author: [{ name: post.authorName }] } : {}),
-      ...(post.category ? { category: [{ name: post.category.name, term: post.category.slug }] } : {}),
+      ...(post.metaDescription ? { description: cdataText(post.metaDescription) } : {}),
+      ...(post.authorName ? { author: [{ name: xmlText(post.authorName) }] } : {}),
+      ...(post.category ? { category: [{ name: xmlText(post.category.name), term: xmlText(post.category.slug) }] } : {}),
     });
   }
   return Buffer.from(query.format === 'atom' ? feed.atom1() : feed.rss2());

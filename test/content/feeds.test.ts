@@ -95,6 +95,20 @@ describe('feed.xml', () => {
     expect(res.text).not.toContain('Draft');
   });
 
+  test('titles with "]]>" (any number) and characters XML cannot carry still give a readable feed, in both formats', async () => {
+    const own = await createWorkspace(node.url, { name: 'Bell\u0007 & co' });
+    await setSiteUrl(own, SITE);
+    const title = 'a]]>b]]><evil/>c]]>d\u0001\u001F';
+    await contentAdmin(node.url, own).published({ slug: 'cdata', title, metaDescription: 'x]]>y]]>z\u000B', authorName: 'Ann\u0008' });
+    const rss = parse((await get(own, '/external/feed.xml')).text).rss;
+    expect(rss.channel.title).toBe('Bell & co');
+    expect([rss.channel.item[0].title, rss.channel.item[0].description]).toEqual(['a]]>b]]><evil/>c]]>d', 'x]]>y]]>z']);
+    const atom = parse((await get(own, '/external/feed.xml?format=atom')).text).feed;
+    const text = (value: { '#text': string } | string) => (typeof value === 'string' ? value : value['#text']);
+    expect([text(atom.entry[0].title), text(atom.entry[0].summary), atom.entry[0].author.name]).toEqual(['a]]>b]]><evil/>c]]>d', 'x]]>y]]>z', 'Ann']);
+    expect(atom.entry[0]).not.toHaveProperty('evil');
+  });
+
   test('Atom 1.0 with format=atom', async () => {
     const res = await get(ws, '/external/feed.xml?format=atom');
     expect(res.headers.get('content-type')).toBe('application/atom+xml; charset=utf-8');

@@ -69,6 +69,13 @@ test('verified identity marks the conversation and carries the name; the newest 
   const third = await start(ws, { visitor, visitorSessionId: 'other-device' });
   expect(third).toMatchObject({ resumed: true, conversationId: second.conversationId, conversationToken: second.conversationToken });
 
+  // The e-mail beside the signature is used only when it is one address: the identity still verifies.
+  for (const email of ['ada@example.com, victim@example.org', 'not an address', 'ada@example.com\r\nBcc: victim@example.org']) {
+    const other = identityFor(apiKey, `user-mail-${email.length}`, { name: 'Ada', email });
+    const started = await start(ws, { visitor: other });
+    expect(await visitorOf(ws, started.conversationId)).toMatchObject({ verified: true, name: 'Ada', email: null });
+  }
+
   // Upper-case hex signatures verify too; another person never resumes it.
   expect((await start(ws, { visitor: { ...visitor, identityToken: visitor.identityToken.toUpperCase() } })).conversationId).toBe(second.conversationId);
   expect((await start(ws, { visitor: identityFor(apiKey, 'user-43') })).resumed).toBe(false);

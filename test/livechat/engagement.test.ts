@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import type { AssignmentChanged, MessageCreated, ReadChanged, TypingChanged } from '../../src/realtime/events.js';
-import { TYPING_RELAY_MS } from '../../src/livechat/typing.service.js';
+import { TYPING_RELAY_MS, TYPING_RELAYS_PER_WINDOW } from '../../src/livechat/typing.service.js';
 import { activateChat, agentSocket, createAgent, record, startChat, widgetSocket } from './support.js';
 
 let node: HearthNode;
@@ -81,6 +81,27 @@ describe('typing indicators', () => {
 
       const messages = await request(node.url, `/external/live-chat/conversations/${token}/messages`);
       expect(messages.body.messages).toEqual([]);
+    } finally {
+      agent.close();
+      visitor.close();
+    }
+  });
+
+  test('alternating start and stop cannot pass the throttle: at most TYPING_RELAYS_PER_WINDOW changes per window reach the team', async () => {
+    const ws = await createWorkspace(node.url);
+    const { token } = await chat(ws);
+    const agent = await agentSocket(node.url, ws.token, ws.id);
+    const visitor = await widgetSocket(node.url, token);
+    const agentSaw = record<TypingChanged>(agent, 'typing.changed');
+    try {
+      for (let i = 0; i < 200; i += 1) visitor.emit('typing', { typing: i % 2 === 0 });
+      await eventually(() => agentSaw.length === TYPING_RELAYS_PER_WINDOW, 2_000, 5);
+      await sleep(300);
+      expect(agentSaw.map((event) => event.typing)).toEqual([true, false, true, false]);
+      // The next window relays again.
+      await sleep(TYPING_RELAY_MS);
+      visitor.emit('typing', { typing: true });
+      await eventually(() => agentSaw.length === TYPING_RELAYS_PER_WINDOW + 1, 2_000, 5);
     } finally {
       agent.close();
       visitor.close();
