@@ -10,6 +10,7 @@ import { typingInput } from './livechat.schemas.js';
 import { agentTyping, newTypingMemo, visitorTyping, type RelayedStart } from './typing.service.js';
 import { agentNs, widgetNs, type AgentSocket, type WidgetSocket } from './namespaces.js';
 import { relayTyping } from './live-push.js';
+import { ConversationSockets } from './socket-limits.service.js';
 
 /** How often a node ends the agent sockets whose session has expired: the most an expired one lingers. */
 const SESSION_SWEEP_MS = 500;
@@ -26,6 +27,7 @@ function handshakeString(socket: Socket, name: string): string | undefined {
  * refused handshake reaches the client as `connect_error` with the error code as its message.
  */
 export function registerLiveChatSockets(deps: Deps): void {
+  const visitorSockets = new ConversationSockets();
   // Visitors: `auth: {conversationToken}`; the socket joins that one conversation's room.
   widgetNs(deps).use((socket, next) => {
     const token = handshakeString(socket, 'conversationToken');
@@ -37,6 +39,7 @@ export function registerLiveChatSockets(deps: Deps): void {
     Object.assign(socket.handshake, { auth: NOTHING, headers: NOTHING, query: NOTHING });
     rememberedByToken(deps, token).then(
       (conversation) => {
+        if (!visitorSockets.admit(conversation.id)) return next(new Error('too_many_sockets'));
         socket.data = { conversationId: conversation.id, workspaceId: conversation.workspaceId };
         next();
       },
@@ -86,8 +89,13 @@ export function registerLiveChatSockets(deps: Deps): void {
     if (relay) relayTyping(deps, workspaceId, relay);
   }
 
+  function onVisitorGone(this: WidgetSocket): void {
+    visitorSockets.release(this.data.conversationId);
+  }
+
   widgetNs(deps).on('connection', (socket) => {
     const { conversationId, workspaceId } = socket.data;
+    socket.on('disconnect', onVisitorGone);
     void socket.join(rooms.conversation(conversationId));
     // The team's read cursor as it stands, so a reloaded widget shows "seen" without a request.
     // Read after the connection (the handshake only checks the token, from memory).

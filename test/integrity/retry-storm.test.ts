@@ -13,18 +13,18 @@ import type { HearthNode } from '../../src/app/node.js';
  * live: every retry goes out on schedule, the team's writes keep answering, and the engine goes back to
  * idle once the retries are made.
  */
-jest.setTimeout(180_000);
+jest.setTimeout(300_000);
 
 const FAILING = 500;
 /** The first retry waits 4 s ± 20 %: the 500 come due within 1.6 s of each other. */
 const RETRY_BASE_MS = 4_000;
 /**
- * How late a retry may go out on a loaded two-core machine and still be on schedule: SQLite takes each
- * delivery's write in turn (about 10 ms, more under load), so the 500th goes out seconds after the first.
- * Measured alone: about 6 s; `npm test` runs this folder one file at a time (`--runInBand`) so the race
- * suite's load never doubles it.
+ * How late a retry may go out and still be on schedule. SQLite takes each delivery's write in turn (about
+ * 10 ms alone, 25 ms on a loaded machine), so the 500th goes out seconds after the first: about 6 s late
+ * alone, 13 s seen in a clean-clone run. The livelock this guards against left them unsent for good; the
+ * bench, not this test, measures the engine's speed.
  */
-const LATE_MS = 12_000;
+const LATE_MS = 30_000;
 
 let engine: RunningService;
 let node: HearthNode | undefined;
@@ -76,7 +76,7 @@ test(`${FAILING} failing deliveries due at once: each retried on schedule, admin
   const retried = await eventually(async () => {
     const all = await published();
     return all.every((delivery) => delivery.attempts.length >= 2) ? all : undefined;
-  }, 60_000, 250);
+  }, 120_000, 250);
   for (const delivery of retried) {
     const [first, second] = delivery.attempts;
     const waited = second.at.getTime() - first.at.getTime();
@@ -87,10 +87,14 @@ test(`${FAILING} failing deliveries due at once: each retried on schedule, admin
   }
 
   // One retry job for the workspace, not one per delivery.
-  const jobs = await node.deps.db.db!.collection('jobs').countDocuments({ name: RETRY_JOB });
-  expect(jobs).toBe(1);
+  const jobs = node.deps.db.db!.collection('jobs');
+  expect(await jobs.countDocuments({ name: RETRY_JOB })).toBe(1);
 
-  // The next retries are 24 s ± 20 % away: until then the engine has only the queue's polling to do.
+  // The receiver is back: the third attempts (24 s ± 20 % on) deliver them all, and then the engine has only
+  // the queue's polling to do.
+  receiver.script('/down', [200]);
+  await eventually(async () => (await published()).every((delivery) => delivery.state === 'delivered'), 120_000, 500);
+  expect(await jobs.countDocuments({ name: RETRY_JOB })).toBe(1);
   const before = cpuSeconds(engine.pid!);
   await pause(4_000);
   const busy = (cpuSeconds(engine.pid!) - before) / 4;

@@ -3,6 +3,7 @@ import { createWorkspace, eventually, request, startTestNode } from '../support/
 import type { HearthNode } from '../../src/app/node.js';
 import type { ConversationUpdated, MessageCreated } from '../../src/realtime/events.js';
 import { activateChat, agentSocket, createAgent, record, startChat, widgetSocket } from './support.js';
+import { MAX_SOCKETS_PER_CONVERSATION } from '../../src/livechat/socket-limits.service.js';
 
 let node: HearthNode;
 beforeAll(async () => {
@@ -91,5 +92,26 @@ describe('Socket.IO /widget and /agent', () => {
     await expect(agentSocket(node.url, agentToken, other.id)).rejects.toThrow('workspace_not_found');
     const ok = await agentSocket(node.url, agentToken, ws.id);
     ok.close();
+  });
+
+  test(`one conversation holds at most ${MAX_SOCKETS_PER_CONVERSATION} widget sockets on a node; a closed one frees its place`, async () => {
+    const ws = await createWorkspace(node.url);
+    const key = await activateChat(node.url, ws);
+    const { conversationToken } = (await startChat(node.url, key)).body as { conversationToken: string };
+    const held = [];
+    for (let i = 0; i < MAX_SOCKETS_PER_CONVERSATION; i += 1) held.push(await widgetSocket(node.url, conversationToken));
+    try {
+      await expect(widgetSocket(node.url, conversationToken)).rejects.toThrow('too_many_sockets');
+      // Another conversation is not affected.
+      (await widgetSocket(node.url, ((await startChat(node.url, key)).body as { conversationToken: string }).conversationToken)).close();
+      held.shift()!.close();
+      await eventually(async () => {
+        const again = await widgetSocket(node.url, conversationToken).catch(() => undefined);
+        if (again) held.push(again);
+        return again !== undefined;
+      });
+    } finally {
+      for (const socket of held) socket.close();
+    }
   });
 });
