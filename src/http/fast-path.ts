@@ -19,7 +19,7 @@ export interface MemoAuthentication extends Authentication {
   throttle: CounterGuard;
 }
 
-/** What authenticates a request here without the database or Redis (see `authenticateFromMemo`). */
+/** What authenticates a request here without the database or Redis (see `memoAuthenticator`). */
 export type MemoAuthenticator = (
   deps: Deps,
   def: RouteDef,
