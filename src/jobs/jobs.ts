@@ -42,6 +42,8 @@ export function createJobQueue(db: Connection, logger: Logger, options: { proces
   agenda.on('error', (error: Error) => logger.error({ err: error }, 'job queue error'));
   agenda.on('fail', (error: Error, job: { attrs: { name: string } }) => logger.error({ err: error, job: job.attrs.name }, 'job failed'));
   let started = false;
+  /** The one job of `name` for the entity `data[key]` names. */
+  const uniqueFilter = (name: string, data: Record<string, unknown>, key: string) => ({ name, [`data.${key}`]: data[key] });
   return {
     agenda,
     get running() {
@@ -53,12 +55,12 @@ export function createJobQueue(db: Connection, logger: Logger, options: { proces
     async enqueueUnique(name, data, key, opts = {}) {
       await agenda
         .create(name, data)
-        .unique({ name, [`data.${key}`]: data[key] }, { insertOnly: opts.insertOnly ?? false })
+        .unique(uniqueFilter(name, data, key), { insertOnly: opts.insertOnly ?? false })
         .schedule(opts.at ?? new Date())
         .save();
     },
     async enqueueNoLaterThan(name, data, key, at) {
-      const filter = { name, [`data.${key}`]: data[key] };
+      const filter = uniqueFilter(name, data, key);
       // Two callers for one entity must not undo each other's move (a conditional update is no compare-and-set on FerretDB).
       await documentLocks(db).write(`jobs:${name}:${String(data[key])}`, async () => {
         await agenda.create(name, data).unique(filter, { insertOnly: true }).schedule(at).save();

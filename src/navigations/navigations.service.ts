@@ -64,6 +64,7 @@ export async function deleteNavigation(deps: Deps, workspace: Workspace, id: str
  * Ids of this navigation's existing items are kept; other (client) ids are replaced by fresh server ids.
  */
 export async function replaceNavigationItems(deps: Deps, workspace: Workspace, id: string, items: NavigationItemInput[], ifMatch?: readonly number[]): Promise<Navigation> {
+  // An unknown navigation is a 404 before the items are checked.
   await getNavigation(deps, workspace, id);
   const postIds = [...new Set(items.map((item) => item.postId).filter((pid): pid is string => !!pid))];
   const known = new Set((await findPostHeads(deps, workspace.id, postIds)).map((post) => post.id));

@@ -32,18 +32,23 @@ export async function retryWorkspace(deps: Deps, workspaceId: string, touch: () 
   }
   const held = { lost: false };
   const renewal = keepLease(deps, workspaceId, holder, touch, held);
+  let next: Date | null | undefined;
   try {
-    await sendDue(deps, workspaceId, held);
+    next = await sendDue(deps, workspaceId, held);
   } finally {
     clearInterval(renewal);
     if (!held.lost) await leases.release(leaseKey(workspaceId), holder).catch(() => undefined);
   }
-  const next = await deliveryStore(deps.db).nextRetryAt(workspaceId);
+  // A lost lease ended the run before it read when the next retry is due.
+  if (next === undefined) next = await deliveryStore(deps.db).nextRetryAt(workspaceId);
   return new Date(Math.min(next?.getTime() ?? Infinity, Date.now() + IDLE_RECHECK_MS));
 }
 
-/** Sends the retries due, batch by batch (each batch's outcomes recorded with one write), waiting briefly for those due right after. */
-async function sendDue(deps: Deps, workspaceId: string, held: { lost: boolean }): Promise<void> {
+/**
+ * Sends the retries due, batch by batch, waiting briefly for those due right after. Returns when the next
+ * retry is due (null: none is scheduled), or undefined when the lease was lost first.
+ */
+async function sendDue(deps: Deps, workspaceId: string, held: { lost: boolean }): Promise<Date | null | undefined> {
   const store = deliveryStore(deps.db);
   const targets = new OpenedTargets(deps);
   while (!held.lost) {
@@ -59,9 +64,10 @@ async function sendDue(deps: Deps, workspaceId: string, held: { lost: boolean })
     }
     const next = await store.nextRetryAt(workspaceId);
     const wait = next ? next.getTime() - Date.now() : Infinity;
-    if (wait > LINGER_MS) return;
+    if (wait > LINGER_MS) return next;
     await new Promise((resolve) => setTimeout(resolve, Math.max(wait, 0)));
   }
+  return undefined;
 }
 
 /** `work` over `items`, `window` at a time, starting nothing more once the lease is lost; the results of those run. */
