@@ -3,11 +3,12 @@ import { isContentEvent, isDomainEvent, type FactHandler } from '../events/event
 import { pushLiveChat } from '../livechat/live-push.js';
 import { recordEvent } from '../webhooks/webhooks.record.js';
 import type { WebhookPipeline } from '../webhooks/webhooks.pipeline.js';
+import { notifyTeamOfSubmission } from '../submissions/submissions.service.js';
 
 /**
  * The one door out of the services: every listener of the bus, in the order each fact reaches them.
- * Publishers await the bus, so all of them have done their part before the request answers. Mails are
- * not here: they leave later, as jobs their services queue (`email/`, `livechat/followup.service.ts`).
+ * Publishers await the bus, so all of them have done their part before the request answers. Mails leave
+ * later, as jobs: a listener here or the service that decides one queues it (`email/`, `livechat/followup.service.ts`).
  */
 export function registerListeners(deps: Deps, parts: { webhooks: WebhookPipeline }): void {
   const listeners: FactHandler[] = [
@@ -18,6 +19,8 @@ export function registerListeners(deps: Deps, parts: { webhooks: WebhookPipeline
     (fact) => (isContentEvent(fact) ? deps.cache.invalidateWorkspace(fact.workspaceId) : undefined),
     // The webhook recorder (the outbox): a webhook event's deliveries are stored before the request answers.
     (fact) => (isDomainEvent(fact) ? recordEvent(parts.webhooks, fact) : undefined),
+    // The team's "new submission" mail, queued in the outbox (sent by its job).
+    (fact) => (fact.event === 'submission.created' ? notifyTeamOfSubmission(deps, fact.workspaceId, fact.data.submissionId) : undefined),
   ];
   for (const listener of listeners) deps.events.listen(listener);
 }

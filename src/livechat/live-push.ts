@@ -5,7 +5,7 @@ import { agentNs, widgetNs } from './namespaces.js';
 
 /**
  * The live-chat sockets' listener: each fact a live-chat service publishes reaches the consoles and widgets
- * that show it. Pushes go through the adapter: with Redis they reach the sockets of every node.
+ * that show it, and new submissions and booking requests reach the consoles. Pushes go through the adapter: with Redis they reach the sockets of every node.
  */
 export function pushLiveChat(deps: Deps, fact: Fact): void {
   switch (fact.event) {
@@ -34,6 +34,17 @@ export function pushLiveChat(deps: Deps, fact: Fact): void {
     case 'chat.opened':
       agentNs(deps).to(rooms.workspaceAgents(fact.workspaceId)).emit('conversation.created', { conversationId: fact.conversationId });
       return;
+    // The team app's other inboxes ride the same consoles' sockets.
+    case 'submission.created': {
+      const { submissionId, name, subject, createdAt } = fact.data;
+      agentNs(deps).to(rooms.workspaceAgents(fact.workspaceId)).emit('submission.created', { submissionId, name, subject, createdAt });
+      return;
+    }
+    case 'appointment.requested': {
+      const { appointmentId, visitorName, requestedAt } = fact.data;
+      agentNs(deps).to(rooms.workspaceAgents(fact.workspaceId)).emit('appointment.requested', { appointmentId, visitorName, requestedAt });
+      return;
+    }
   }
 }
 

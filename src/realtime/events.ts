@@ -84,6 +84,23 @@ export interface AgentServerEvents {
   'typing.changed': (payload: TypingChanged) => void;
   'conversation.read': (payload: ReadChanged) => void;
   'conversation.assigned': (payload: AssignmentChanged) => void;
+  /** A visitor sent the contact form: the team app's inbox shows it at once. */
+  'submission.created': (payload: SubmissionCreated) => void;
+  /** A visitor asked for an appointment: the team app's pending queue shows it at once. */
+  'appointment.requested': (payload: AppointmentRequested) => void;
+}
+
+export interface SubmissionCreated {
+  submissionId: string;
+  name: string;
+  subject: string | null;
+  createdAt: string;
+}
+
+export interface AppointmentRequested {
+  appointmentId: string;
+  visitorName: string;
+  requestedAt: string;
 }
 
 export interface ClientEvents {

@@ -75,6 +75,7 @@ export const ERRORS = {
   slot_outside_business_hours: { status: 404, message: 'The requested time is not a slot of the business hours.' },
   slot_taken: { status: 404, message: 'The requested slot was just taken.' },
   appointment_not_found: { status: 404, message: 'No such appointment.' },
+  submission_not_found: { status: 404, message: 'No such submission.' },
   appointment_token_not_found: { status: 404, message: 'The cancellation token is unknown, revoked or already used.' },
   cancel_not_pending: { status: 400, message: 'The request can no longer be cancelled.', code: 'appointment_not_pending' },
   appointment_not_pending: { status: 409, message: 'Only PENDING requests can be answered.' },

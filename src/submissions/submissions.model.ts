@@ -1,4 +1,5 @@
-import { Schema, Types, type Connection } from 'mongoose';
+import { Schema, Types, type Connection, type QueryFilter } from 'mongoose';
+import { escapeRegex } from '../shared/text.js';
 import { defineModel } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
@@ -14,6 +15,15 @@ export interface Submission {
   source: string | null;
   metadata: Record<string, unknown> | null;
   createdAt: Date;
+  /** When a member marked it handled (or answered it); null while it waits. */
+  handledAt: Date | null;
+  handledBy: SubmissionHandler | null;
+}
+
+/** Who handled a submission, with the name they had then (a removed member's work keeps its author). */
+export interface SubmissionHandler {
+  userId: string;
+  name: string;
 }
 
 interface SubmissionDoc {
@@ -28,6 +38,9 @@ interface SubmissionDoc {
   // Free-form visitor JSON: kept as its text so any key (dots, `$`) survives verbatim.
   metadataJson: string | null;
   createdAt: Date;
+  handledAt?: Date | null;
+  handledByUserId?: string | null;
+  handledByName?: string | null;
 }
 
 const submissionSchema = new Schema<SubmissionDoc>(
@@ -41,6 +54,9 @@ const submissionSchema = new Schema<SubmissionDoc>(
     source: { type: String, default: null },
     metadataJson: { type: String, default: null },
     createdAt: { type: Date, required: true },
+    handledAt: { type: Date, default: null },
+    handledByUserId: { type: String, default: null },
+    handledByName: { type: String, default: null },
   },
   { collection: 'submissions' },
 );
@@ -60,7 +76,27 @@ function toSubmission(doc: SubmissionDoc): Submission {
     source: doc.source ?? null,
     metadata: loadJson(doc.metadataJson),
     createdAt: doc.createdAt,
+    handledAt: doc.handledAt ?? null,
+    handledBy: doc.handledByUserId ? { userId: doc.handledByUserId, name: doc.handledByName ?? '' } : null,
   };
+}
+
+/** The inbox's filters: `open` (not handled yet) or `handled`; `q` a case-insensitive part of the name, e-mail or subject. */
+export interface SubmissionFilter {
+  state?: 'open' | 'handled';
+  q?: string;
+}
+
+function inboxFilter(filter: SubmissionFilter): QueryFilter<SubmissionDoc> {
+  const where: QueryFilter<SubmissionDoc> = {};
+  // Submissions stored before handling existed have no field: `null` matches them too.
+  if (filter.state === 'open') where.handledAt = null;
+  if (filter.state === 'handled') where.handledAt = { $ne: null };
+  if (filter.q) {
+    const pattern = { $regex: escapeRegex(filter.q), $options: 'i' };
+    where.$or = [{ name: pattern }, { email: pattern }, { subject: pattern }];
+  }
+  return where;
 }
 
 export interface NewSubmission {
@@ -76,6 +112,7 @@ export interface NewSubmission {
 
 export function submissionStore(db: Connection) {
   const model = Submissions(db);
+  const scope = tenantScope(model);
   return {
     async create(workspaceId: string, input: NewSubmission): Promise<Submission> {
       const doc = await model.create({
@@ -91,9 +128,96 @@ export function submissionStore(db: Connection) {
       });
       return toSubmission(doc.toObject());
     },
-    async list(workspaceId: string, request: PageRequest): Promise<{ items: Submission[]; total: number }> {
-      const { docs, total } = await tenantScope(model).page(workspaceId, {}, { createdAt: -1, _id: -1 }, request);
+    async list(workspaceId: string, filter: SubmissionFilter, request: PageRequest): Promise<{ items: Submission[]; total: number }> {
+      const { docs, total } = await scope.page(workspaceId, inboxFilter(filter), { createdAt: -1, _id: -1 }, request);
       return { items: docs.map(toSubmission), total };
+    },
+    async byId(workspaceId: string, id: string): Promise<Submission | null> {
+      const doc = await scope.byId(workspaceId, id);
+      return doc && toSubmission(doc);
+    },
+    /** Marks it handled by `by` (or open again with null); the submission as stored, or null when there is none. */
+    async setHandled(workspaceId: string, id: string, by: SubmissionHandler | null, at: Date): Promise<Submission | null> {
+      const fields = by ? { handledAt: at, handledByUserId: by.userId, handledByName: by.name } : { handledAt: null, handledByUserId: null, handledByName: null };
+      const doc = await scope.updateById(workspaceId, id, { $set: fields });
+      return doc && toSubmission(doc);
+    },
+  };
+}
+
+// ------------------------------------------------------------------------------------------- replies
+
+/** A member's answer to a submission, mailed to its sender and kept with it. */
+export interface SubmissionReply {
+  id: string;
+  submissionId: string;
+  body: string;
+  author: SubmissionHandler;
+  to: string;
+  createdAt: Date;
+}
+
+interface ReplyDoc {
+  _id: Types.ObjectId;
+  workspaceId: Types.ObjectId;
+  submissionId: Types.ObjectId;
+  body: string;
+  authorUserId: string;
+  authorName: string;
+  to: string;
+  createdAt: Date;
+}
+
+// Replies are documents of their own, never an array in the submission: two members answering at once
+// insert two documents, where pushing into one document loses one on FerretDB (read, then whole write).
+const replySchema = new Schema<ReplyDoc>(
+  {
+    workspaceId: { type: Schema.Types.ObjectId, required: true },
+    submissionId: { type: Schema.Types.ObjectId, required: true },
+    body: { type: String, required: true },
+    authorUserId: { type: String, required: true },
+    authorName: { type: String, required: true },
+    to: { type: String, required: true },
+    createdAt: { type: Date, required: true },
+  },
+  { collection: 'submission_replies' },
+);
+// A submission's replies, oldest first.
+replySchema.index({ workspaceId: 1, submissionId: 1, createdAt: 1 });
+
+const Replies = defineModel('SubmissionReply', replySchema);
+
+const toReply = (doc: ReplyDoc): SubmissionReply => ({
+  id: doc._id.toHexString(),
+  submissionId: doc.submissionId.toHexString(),
+  body: doc.body,
+  author: { userId: doc.authorUserId, name: doc.authorName },
+  to: doc.to,
+  createdAt: doc.createdAt,
+});
+
+/** At most this many replies are shown with a submission (a conversation by mail is short). */
+const REPLIES_SHOWN = 200;
+
+export function submissionReplyStore(db: Connection) {
+  const model = Replies(db);
+  const scope = tenantScope(model);
+  return {
+    async create(workspaceId: string, reply: Omit<SubmissionReply, 'id'>): Promise<SubmissionReply> {
+      const doc = await model.create({
+        workspaceId: new Types.ObjectId(workspaceId),
+        submissionId: new Types.ObjectId(reply.submissionId),
+        body: reply.body,
+        authorUserId: reply.author.userId,
+        authorName: reply.author.name,
+        to: reply.to,
+        createdAt: reply.createdAt,
+      });
+      return toReply(doc.toObject());
+    },
+    async of(workspaceId: string, submissionId: string): Promise<SubmissionReply[]> {
+      const docs = await scope.find(workspaceId, { submissionId: new Types.ObjectId(submissionId) }, { sort: { createdAt: 1, _id: 1 }, limit: REPLIES_SHOWN });
+      return docs.map(toReply);
     },
   };
 }

@@ -1,7 +1,28 @@
 import { route, type RouteDef } from '../http/route.js';
 import { workspaceIdParams } from '../workspaces/workspaces.schemas.js';
-import { inboxQuery, inboxSchema, submissionBody, submissionCreatedSchema } from './submissions.schemas.js';
-import { inbox, submit } from './submissions.service.js';
+import {
+  handledBody,
+  inboxQuery,
+  inboxSchema,
+  replyBody,
+  replySchema,
+  submissionBody,
+  submissionCreatedSchema,
+  submissionDetailSchema,
+  submissionParams,
+  submissionSchema,
+  submissionSettingsBody,
+  submissionSettingsSchema,
+} from './submissions.schemas.js';
+import {
+  inbox,
+  markHandled,
+  replyToSubmission,
+  saveSubmissionSettings,
+  submissionSettings,
+  submissionWithReplies,
+  submit,
+} from './submissions.service.js';
 
 export const submissionRoutes: RouteDef[] = [
   route({
@@ -29,12 +50,88 @@ export const submissionRoutes: RouteDef[] = [
     method: 'get',
     path: '/admin/workspaces/:wid/submissions',
     summary: 'The submissions inbox',
-    description: 'Newest first; `page` (default 1) and `limit` (default 50, clamped to 100), positive integers. Agents and owners may read it.',
+    description: [
+      'Newest first; `page` (default 1) and `limit` (default 50, clamped to 100), positive integers. Agents and owners may read it.',
+      '`state=open` shows what still waits (not handled), `state=handled` the rest; `q` (1-200 characters) a case-insensitive part of the name, e-mail or subject.',
+    ].join('\n\n'),
     tags: ['Submissions'],
     auth: 'member',
     params: workspaceIdParams,
     query: inboxQuery,
     responses: { 200: { description: 'A page of submissions.', schema: inboxSchema }, 400: 'Invalid paging.', 404: 'Not a member, or no such workspace.' },
     handle: async ({ deps, workspace, query }) => ({ body: await inbox(deps, workspace, query) }),
+  }),
+  route({
+    method: 'get',
+    path: '/admin/workspaces/:wid/submissions/:sid',
+    summary: 'One submission with its answers',
+    description: 'The submission and what the team answered its sender by e-mail (`replies`, oldest first).',
+    tags: ['Submissions'],
+    auth: 'member',
+    params: submissionParams,
+    responses: { 200: { description: 'The submission.', schema: submissionDetailSchema }, 404: 'No such submission in this workspace, or not a member.' },
+    handle: async ({ deps, workspace, params }) => ({ body: await submissionWithReplies(deps, workspace, params.sid) }),
+  }),
+  route({
+    method: 'patch',
+    path: '/admin/workspaces/:wid/submissions/:sid',
+    summary: 'Mark a submission handled, or open again',
+    description: '`{handled: true}` records who handled it and when; `{handled: false}` puts it back among the open ones.',
+    tags: ['Submissions'],
+    auth: 'member',
+    params: submissionParams,
+    body: handledBody,
+    responses: {
+      200: { description: 'The submission as stored.', schema: submissionSchema },
+      400: '`handled` missing or not a boolean.',
+      404: 'No such submission in this workspace, or not a member.',
+    },
+    handle: async ({ deps, workspace, user, params, body }) => ({ body: await markHandled(deps, workspace, params.sid, user, body.handled) }),
+  }),
+  route({
+    method: 'post',
+    path: '/admin/workspaces/:wid/submissions/:sid/replies',
+    summary: 'Answer a submission by e-mail',
+    description:
+      'Mails `body` (1-10000 characters, not only whitespace) to the address the visitor gave, through the outbox (retried like every mail), keeps it with the submission and marks the submission handled.',
+    tags: ['Submissions'],
+    auth: 'member',
+    params: submissionParams,
+    body: replyBody,
+    responses: {
+      201: { description: 'The answer as stored; the mail is queued.', schema: replySchema },
+      400: 'Empty, blank or oversize body.',
+      404: 'No such submission in this workspace, or not a member.',
+    },
+    handle: async ({ deps, workspace, user, params, body }) => ({ status: 201, body: await replyToSubmission(deps, workspace, params.sid, user, body.body) }),
+  }),
+  route({
+    method: 'get',
+    path: '/admin/workspaces/:wid/submission-settings',
+    summary: 'Who hears of new submissions',
+    description: 'Defaults: `notifyTeam` true, `notificationEmail` null (every owner gets the mail).',
+    tags: ['Submissions'],
+    auth: 'member',
+    params: workspaceIdParams,
+    responses: { 200: { description: 'The settings.', schema: submissionSettingsSchema }, 404: 'Not a member, or no such workspace.' },
+    handle: async ({ deps, workspace }) => ({ body: await submissionSettings(deps, workspace) }),
+  }),
+  route({
+    method: 'put',
+    path: '/admin/workspaces/:wid/submission-settings',
+    summary: 'Turn the new-submission mail on or off, and say where it goes',
+    description: 'Owners only. `notificationEmail` null mails every owner of the workspace.',
+    tags: ['Submissions'],
+    auth: 'member',
+    role: 'owner',
+    params: workspaceIdParams,
+    body: submissionSettingsBody,
+    responses: {
+      200: { description: 'The settings as saved.', schema: submissionSettingsSchema },
+      400: 'A field missing or invalid (field-level issues).',
+      403: 'Not an owner.',
+      404: 'Not a member, or no such workspace.',
+    },
+    handle: async ({ deps, workspace, body }) => ({ body: await saveSubmissionSettings(deps, workspace, body) }),
   }),
 ];

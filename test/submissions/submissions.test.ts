@@ -39,6 +39,8 @@ test('201 {id, createdAt}; metadata is kept verbatim and shown in the inbox', as
     source: '/contact',
     metadata,
     createdAt: res.body.createdAt,
+    handledAt: null,
+    handledBy: null,
   });
 });
 
