@@ -160,9 +160,16 @@ export function appointmentStore(db: Connection) {
     async byId(workspaceId: string, id: string): Promise<Appointment | null> {
       return one(await scope.byId(workspaceId, id));
     },
-    async list(workspaceId: string, filter: { status?: AppointmentStatus }, request: PageRequest): Promise<{ items: Appointment[]; total: number }> {
-      const where = filter.status ? { status: filter.status } : {};
-      const { docs, total } = await scope.page(workspaceId, where, { createdAt: -1, _id: -1 }, request);
+    /**
+     * Newest request first; with `from`/`to`, the appointments scheduled in [from, to) in the order of their
+     * time (an agenda), each bound optional.
+     */
+    async list(workspaceId: string, filter: { status?: AppointmentStatus; from?: Date; to?: Date }, request: PageRequest): Promise<{ items: Appointment[]; total: number }> {
+      const where: Record<string, unknown> = filter.status ? { status: filter.status } : {};
+      const agenda = filter.from !== undefined || filter.to !== undefined;
+      if (agenda) where.scheduledAt = { $ne: null, ...(filter.from && { $gte: filter.from }), ...(filter.to && { $lt: filter.to }) };
+      const sort: Record<string, 1 | -1> = agenda ? { scheduledAt: 1, _id: 1 } : { createdAt: -1, _id: -1 };
+      const { docs, total } = await scope.page(workspaceId, where, sort, request);
       return { items: docs.map(toAppointment), total };
     },
     /** Confirmed appointments whose time overlaps [from, to). */

@@ -141,13 +141,16 @@ export const appointmentsRoutes: RouteDef[] = [
   route({
     method: 'get',
     path: '/admin/workspaces/:wid/appointments',
-    summary: 'Appointments, newest first',
-    description: 'Optional `status` filter; `page` (from 1) and `limit` (1 to 200, default 50).',
+    summary: 'Appointments, newest first, or an agenda',
+    description: [
+      'Optional `status` filter; `page` (from 1) and `limit` (1 to 200, default 50).',
+      'With `from` and/or `to` (ISO 8601 instants, `from` before `to`): only the appointments scheduled in [from, to), earliest first (the team app\'s day and week agenda).',
+    ].join('\n\n'),
     tags: admin,
     auth: 'member',
     params: workspaceIdParams,
     query: staffListQuery,
-    responses: { 200: { description: 'A page of appointments.', schema: staffListSchema } },
+    responses: { 200: { description: 'A page of appointments.', schema: staffListSchema }, 400: 'Invalid status, paging or bounds (field-level issues).' },
     handle: async ({ deps, workspace, query }) => ({ body: await listForStaff(deps, workspace.id, query) }),
   }),
   route({

@@ -184,11 +184,15 @@ export const cancelResultSchema = z.object({ id: z.string(), status: z.literal('
 
 export const staffParams = z.object({ wid: z.string(), aid: z.string() });
 
-export const staffListQuery = z.object({
-  status: statusSchema.optional(),
-  page: z.coerce.number().int().min(1).default(1),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-});
+export const staffListQuery = z
+  .object({
+    status: statusSchema.optional(),
+    page: z.coerce.number().int().min(1).default(1),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    from: isoInstant.optional(),
+    to: isoInstant.optional(),
+  })
+  .refine((query) => !query.from || !query.to || query.from < query.to, { path: ['to'], message: 'must be after `from`' });
 
 export const confirmBody = z.object({ scheduledAt: isoInstant.optional() });
 export const declineBody = z.object({ reason: z.string().max(2000).nullable().optional() });

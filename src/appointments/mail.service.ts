@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.js';
+import { teamAppLink } from '../shared/links.js';
 import { type Workspace } from '../workspaces/workspaces.service.js';
 import { memberEmails } from '../workspaces/members.service.js';
 import { queueEmail, type MailAttachment } from '../email/email.service.js';
@@ -7,7 +8,7 @@ import type { Appointment } from './appointments.model.js';
 import { inviteIcs, type InviteMethod } from './calendar.js';
 import { getSettings, type AppointmentSettings } from './settings.service.js';
 
-type MailExtras = Pick<AppointmentMailData, 'manageUrl' | 'previousStart' | 'declineReason' | 'locale'>;
+type MailExtras = Pick<AppointmentMailData, 'manageUrl' | 'previousStart' | 'declineReason' | 'locale' | 'teamAppUrl'>;
 
 function mailData(workspace: Workspace, appointment: Appointment, settings: AppointmentSettings | null, start: Date, extras: MailExtras = {}): AppointmentMailData {
   return {
@@ -85,7 +86,8 @@ export async function teamMail(deps: Deps, workspace: Workspace, appointment: Ap
 export async function requestReceivedMails(deps: Deps, workspace: Workspace, appointment: Appointment, settings: AppointmentSettings): Promise<void> {
   const data = mailData(workspace, appointment, settings, appointment.requestedAt);
   await sendMail(deps, workspace.id, appointment.visitorEmail, appointmentEmails.visitorReceived(data));
+  const teamAppUrl = teamAppLink(deps.config, `bookings/${appointment.id}`);
   for (const to of await customerRecipients(deps, workspace.id, settings).catch(() => [])) {
-    await sendMail(deps, workspace.id, to, appointmentEmails.customerNotified({ ...data, locale: workspace.defaultLocale }));
+    await sendMail(deps, workspace.id, to, appointmentEmails.customerNotified({ ...data, locale: workspace.defaultLocale, teamAppUrl }));
   }
 }

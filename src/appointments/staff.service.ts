@@ -25,9 +25,9 @@ export function toStaffAppointment(a: Appointment) {
   };
 }
 
-export async function listForStaff(deps: Deps, workspaceId: string, filter: { status?: AppointmentStatus; page: number; limit: number }) {
+export async function listForStaff(deps: Deps, workspaceId: string, filter: { status?: AppointmentStatus; page: number; limit: number; from?: Date; to?: Date }) {
   const request = { page: filter.page, limit: filter.limit };
-  const { items, total } = await appointmentStore(deps.db).list(workspaceId, { status: filter.status }, request);
+  const { items, total } = await appointmentStore(deps.db).list(workspaceId, { status: filter.status, from: filter.from, to: filter.to }, request);
   return pageOf(request, items.map(toStaffAppointment), total);
 }
 

@@ -20,6 +20,8 @@ export interface AppointmentStrings {
   reason: string;
   previously: string;
   manageLink: string;
+  /** The team's link to the request in the team app. */
+  answerLink: string;
   receivedSubject: (ws: string) => string;
   receivedBody: (ws: string) => string;
   notifiedSubject: (visitor: string) => string;
@@ -55,6 +57,7 @@ const en: AppointmentStrings = {
   reason: 'Reason',
   previously: 'Previously',
   manageLink: 'Cancel or reschedule',
+  answerLink: 'Confirm or decline in the team app',
   receivedSubject: (ws) => `We received your appointment request – ${ws}`,
   receivedBody: (ws) => `Thank you for your appointment request with ${ws}. It is not confirmed yet: you will receive another e-mail once it is confirmed or declined.`,
   notifiedSubject: (v) => `New appointment request from ${v}`,
@@ -90,6 +93,7 @@ const de: AppointmentStrings = {
   reason: 'Grund',
   previously: 'Bisher',
   manageLink: 'Absagen oder verschieben',
+  answerLink: 'In der Team-App bestätigen oder ablehnen',
   receivedSubject: (ws) => `Ihre Terminanfrage ist eingegangen – ${ws}`,
   receivedBody: (ws) => `Vielen Dank für Ihre Terminanfrage bei ${ws}. Sie ist noch nicht bestätigt: Sie erhalten eine weitere E-Mail, sobald sie bestätigt oder abgelehnt wird.`,
   notifiedSubject: (v) => `Neue Terminanfrage von ${v}`,
@@ -125,6 +129,7 @@ const fr: AppointmentStrings = {
   reason: 'Motif',
   previously: 'Auparavant',
   manageLink: 'Annuler ou déplacer',
+  answerLink: 'Confirmer ou refuser dans l’application de l’équipe',
   receivedSubject: (ws) => `Nous avons reçu votre demande de rendez-vous – ${ws}`,
   receivedBody: (ws) => `Merci pour votre demande de rendez-vous auprès de ${ws}. Elle n'est pas encore confirmée : vous recevrez un autre e-mail dès qu'elle sera confirmée ou refusée.`,
   notifiedSubject: (v) => `Nouvelle demande de rendez-vous de ${v}`,
@@ -160,6 +165,7 @@ const es: AppointmentStrings = {
   reason: 'Motivo',
   previously: 'Antes',
   manageLink: 'Cancelar o cambiar la cita',
+  answerLink: 'Confirmar o rechazar en la aplicación del equipo',
   receivedSubject: (ws) => `Hemos recibido tu solicitud de cita – ${ws}`,
   receivedBody: (ws) => `Gracias por tu solicitud de cita con ${ws}. Aún no está confirmada: recibirás otro correo cuando se confirme o se rechace.`,
   notifiedSubject: (v) => `Nueva solicitud de cita de ${v}`,

@@ -20,6 +20,8 @@ export interface AppointmentMailData {
   locale?: string | null;
   /** The visitor's manage page (confirmation, reschedule, reminder mails). */
   manageUrl?: string | null;
+  /** The request in the team app (the team's "new request" mail). */
+  teamAppUrl?: string | null;
   /** The start before a move, ISO 8601 UTC. */
   previousStart?: string | null;
 }
@@ -103,6 +105,7 @@ export const appointmentEmails = {
         { label: t.email, value: data.visitorEmail },
         { label: t.phone, value: data.visitorPhone ?? '' },
         { label: t.message, value: data.visitorMessage ?? '' },
+        { label: t.answerLink, value: data.teamAppUrl ?? '' },
       ],
       [],
     ),

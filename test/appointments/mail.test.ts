@@ -31,6 +31,8 @@ test('a request mails the visitor and the notification address; confirm, resched
   const notice = await mailTo('desk@bakery.test', 'First Visitor');
   expect(body(notice)).toContain('Gluten-free please');
   expect(body(notice)).toContain('first@visitor.test');
+  // The team answers from the app: the mail links straight to the request.
+  expect(body(notice)).toContain(`/console#/bookings/${first.id}`);
 
   expect((await staff(node.url, ws, `/${first.id}/confirm`)).status).toBe(200);
   await mailTo('first@visitor.test', 'is confirmed');

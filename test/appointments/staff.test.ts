@@ -128,3 +128,28 @@ test('agents work appointments but may not change the plugin settings; non-membe
   expect(put.status).toBe(403);
   expect((await request(node.url, `/admin/workspaces/${ws.id}/plugins/appointments`, { token: agent.token })).status).toBe(200);
 });
+
+test('the agenda: appointments scheduled in [from, to), earliest first, whatever order they were booked in', async () => {
+  const ws = await freshWorkspace();
+  const late = await book(node.url, ws, '2025-06-04T15:00:00Z');
+  const early = await book(node.url, ws, '2025-06-03T09:00:00Z');
+  const edge = await book(node.url, ws, '2025-06-05T09:00:00Z');
+  const pending = await book(node.url, ws, '2025-06-03T11:00:00Z');
+  for (const id of [late.id, early.id, edge.id]) expect((await staff(node.url, ws, `/${id}/confirm`)).status).toBe(200);
+  const agenda = (query: string) => request(node.url, `/admin/workspaces/${ws.id}/appointments?${query}`, { token: ws.token });
+
+  const week = await agenda('from=2025-06-02T00:00:00Z&to=2025-06-05T09:00:00Z');
+  expect(week.status).toBe(200);
+  expect(week.body.items.map((a: { id: string }) => a.id)).toEqual([early.id, late.id]);
+  expect(week.body.pageInfo.total).toBe(2);
+  const fromOnly = await agenda('status=CONFIRMED&from=2025-06-04T15:00:00Z');
+  expect(fromOnly.body.items.map((a: { id: string }) => a.id)).toEqual([late.id, edge.id]);
+  // Without bounds the list stays as it was: newest request first, pending ones included.
+  expect((await agenda('')).body.items.map((a: { id: string }) => a.id)).toEqual([pending.id, edge.id, early.id, late.id]);
+
+  for (const query of ['from=2025-06-05T00:00:00Z&to=2025-06-05T00:00:00Z', 'from=tomorrow']) {
+    const res = await agenda(query);
+    expect(res.status).toBe(400);
+    expect(res.body.issues).toHaveLength(1);
+  }
+});
