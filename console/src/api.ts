@@ -29,10 +29,17 @@ export interface Page<T> {
   pageInfo: { page: number; limit: number; total: number };
 }
 
+/** One field's problem in a 400 answer (`path` as the server names the field, e.g. `body` or `reason`). */
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly issues: FieldIssue[] = [],
   ) {
     super(message);
   }
@@ -51,8 +58,8 @@ export async function api<T>(token: string | null, method: string, path: string,
   if (token) headers.Authorization = `Bearer ${token}`;
   const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
-  const data = text ? (JSON.parse(text) as { message?: string }) : null;
-  if (!res.ok) throw new ApiError(res.status, data?.message ?? `HTTP ${res.status}`);
+  const data = text ? (JSON.parse(text) as { message?: string; issues?: FieldIssue[] }) : null;
+  if (!res.ok) throw new ApiError(res.status, data?.message ?? `HTTP ${res.status}`, data?.issues ?? []);
   return data as T;
 }
 

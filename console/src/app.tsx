@@ -1,16 +1,24 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { useSignalEffect, type Signal } from '@preact/signals';
+import { useSignalEffect } from '@preact/signals';
 import { visitorLabel, type Conversation } from './api.js';
 import { askNotifications, notifyPermission, setSound, soundOn } from './alerts.js';
 import * as store from './store.js';
 import { agentStoppedTyping, agentTyped, assign, loadMe, me, typing } from './engagement.js';
+import { hrefOf, navigate, route, SECTIONS, type Section } from './router.js';
+import { t } from './strings.js';
+import * as submissions from './submissions.js';
+import * as bookings from './bookings.js';
+import { SubmissionsView } from './submissions-view.js';
+import { BookingsView } from './bookings-view.js';
+import { FilterSelect, SearchBox } from './widgets.js';
 
 const BASE_TITLE = 'Agent console';
 
 export function App() {
   useSignalEffect(() => {
-    const unread = store.unreadTotal.value;
-    document.title = unread > 0 ? `(${unread}) ${BASE_TITLE}` : BASE_TITLE;
+    // Everything that waits for the team: unread chat messages, open submissions, unanswered booking requests.
+    const waiting = store.unreadTotal.value + submissions.waiting.value + bookings.pending.value.length;
+    document.title = waiting > 0 ? `(${waiting}) ${BASE_TITLE}` : BASE_TITLE;
   });
   return (
     <main>
@@ -66,15 +74,52 @@ function Login() {
 }
 
 function Console() {
-  const hasSelection = store.selectedId.value !== null;
   useEffect(() => void loadMe(), []);
+  const section = route.value.section;
+  // A view loads for the workspace shown: picking another one mounts it afresh.
+  const key = `${section}:${store.workspaceId.value ?? ''}`;
   return (
-    <div class={hasSelection ? 'console has-selection' : 'console'}>
+    <div class="console">
       <Toolbar />
-      <div class="cols">
-        <Inbox />
-        {hasSelection ? <ConversationView /> : <p class="box placeholder muted">Pick a conversation.</p>}
-      </div>
+      <SectionNav />
+      {section === 'chats' ? <ChatsView key={key} /> : section === 'submissions' ? <SubmissionsView key={key} /> : <BookingsView key={key} />}
+    </div>
+  );
+}
+
+const BADGES: Record<Section, () => number> = {
+  chats: () => store.unreadTotal.value,
+  submissions: () => submissions.waiting.value,
+  bookings: () => bookings.pending.value.length,
+};
+
+function SectionNav() {
+  const current = route.value.section;
+  return (
+    <nav aria-label={t.sections} class="sections">
+      <ul>
+        {SECTIONS.map((section) => {
+          const count = BADGES[section]();
+          return (
+            <li key={section}>
+              <a href={hrefOf(section)} id={`nav-${section}`} aria-current={section === current ? 'page' : undefined}>
+                {t[section]}
+                {count > 0 && <span class="badge">{` (${t.waiting(count)})`}</span>}
+              </a>
+            </li>
+          );
+        })}
+      </ul>
+    </nav>
+  );
+}
+
+function ChatsView() {
+  const hasSelection = store.selectedId.value !== null;
+  return (
+    <div class={hasSelection ? 'cols has-selection' : 'cols'}>
+      <Inbox />
+      {hasSelection ? <ConversationView /> : <p class="box placeholder muted">Pick a conversation.</p>}
     </div>
   );
 }
@@ -84,7 +129,14 @@ function Toolbar() {
   return (
     <div class="toolbar">
       <label for="workspace">Workspace</label>
-      <select id="workspace" value={store.workspaceId.value ?? ''} onChange={(e) => store.pickWorkspace((e.currentTarget).value)}>
+      <select
+        id="workspace"
+        value={store.workspaceId.value ?? ''}
+        onChange={(e) => {
+          store.pickWorkspace(e.currentTarget.value);
+          navigate(route.value.section);
+        }}
+      >
         {store.workspaces.value.map((w) => (
           <option key={w.id} value={w.id}>
             {`${w.name} (${w.slug})`}
@@ -109,28 +161,7 @@ function Toolbar() {
   );
 }
 
-/** A labelled inbox filter: picking an option sets the signal and loads the inbox again. */
-function InboxFilter<T extends string>(props: { id: string; label: string; filter: Signal<T>; options: Record<T, string> }) {
-  return (
-    <>
-      <label for={props.id}>{props.label}</label>
-      <select
-        id={props.id}
-        value={props.filter.value}
-        onChange={(e) => {
-          props.filter.value = (e.currentTarget).value as T;
-          void store.loadConversations();
-        }}
-      >
-        {(Object.entries(props.options) as [T, string][]).map(([value, text]) => (
-          <option value={value}>{text}</option>
-        ))}
-      </select>
-    </>
-  );
-}
-
-let searchTimer: ReturnType<typeof setTimeout> | undefined;
+const reloadInbox = () => void store.loadConversations();
 
 function Inbox() {
   const list = store.conversations.value;
@@ -138,20 +169,9 @@ function Inbox() {
     <section class="box inbox" aria-labelledby="inbox-title">
       <h2 id="inbox-title">Conversations</h2>
       <div class="filters">
-        <InboxFilter id="status" label="Show" filter={store.statusFilter} options={{ OPEN: 'Open', CLOSED: 'Closed' }} />
-        <InboxFilter id="assignee-filter" label="Assigned" filter={store.assigneeFilter} options={{ all: 'Anyone', me: 'Mine' }} />
-        <label for="search">Search</label>
-        <input
-          id="search"
-          type="search"
-          placeholder="Visitor name or e-mail"
-          value={store.search.value}
-          onInput={(e) => {
-            store.search.value = (e.currentTarget).value;
-            clearTimeout(searchTimer);
-            searchTimer = setTimeout(() => void store.loadConversations(), 250);
-          }}
-        />
+        <FilterSelect id="status" label="Show" filter={store.statusFilter} options={{ OPEN: 'Open', CLOSED: 'Closed' }} onChange={reloadInbox} />
+        <FilterSelect id="assignee-filter" label="Assigned" filter={store.assigneeFilter} options={{ all: 'Anyone', me: 'Mine' }} onChange={reloadInbox} />
+        <SearchBox id="search" label="Search" placeholder="Visitor name or e-mail" text={store.search} onSearch={reloadInbox} />
       </div>
       <ul id="conversations" aria-label="Conversations">
         {list.map((c) => (

@@ -34,12 +34,28 @@ button[type=submit]{background:#1f4fd1;color:#fff}
 .visitor dl{margin:0;display:grid;grid-template-columns:auto minmax(0,1fr);gap:4px 8px}
 .visitor dt{color:#545b66}.visitor dd{margin:0;overflow-wrap:anywhere}
 #messages li[data-seen]::after{content:attr(data-seen);display:block;font-size:.8rem;text-align:right}#typing{min-height:1.4em;margin:4px 0}
+.sections ul{list-style:none;margin:0 0 12px;padding:0;display:flex;flex-wrap:wrap;gap:6px}
+.sections a{display:inline-block;padding:8px 12px;border-radius:6px;color:#1f4fd1;background:#fff;text-decoration:none;border:1px solid #1f4fd1}
+.sections a[aria-current=page]{background:#1f4fd1;color:#fff}
+.entries{list-style:none;margin:0;padding:0;max-height:70vh;overflow-y:auto}
+.entries a{display:block;padding:10px 8px;border-radius:6px;color:#1d2330;text-decoration:none;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.entries a[aria-current=true]{background:#e5ecfb}.entries a[data-handled=true]{color:#545b66}
+.entries .who{font-weight:600}.entries .last{color:#545b66}
+.facts{margin:8px 0;display:grid;grid-template-columns:auto minmax(0,1fr);gap:4px 8px}.facts dt{color:#545b66}.facts dd{margin:0;overflow-wrap:anywhere}
+.message{white-space:pre-wrap;overflow-wrap:anywhere}
+.metadata{white-space:pre-wrap;overflow-wrap:anywhere;background:#f3f1ec;padding:8px;border-radius:6px}
+.answers{list-style:none;margin:0 0 12px;padding:0;display:flex;flex-direction:column;gap:8px}.answers li{display:flex;flex-direction:column;border-left:3px solid #1f4fd1;padding-left:8px}
+.stack{display:flex;flex-direction:column;gap:6px;margin-top:8px;max-width:560px}
+.field-error{color:#9b1c1c;margin:0}
+button.danger{background:#9b1c1c;border-color:#9b1c1c;color:#fff}
+h2[tabindex]:focus{outline:none}h2[tabindex]:focus-visible{outline:3px solid #1f4fd1}
 .verified{background:#0b6b3a;color:#fff;border-radius:4px;padding:0 6px;font-size:.85rem}
 @media (max-width:900px){.split{grid-template-columns:1fr}}
 @media (max-width:700px){
   main{padding:8px}
   .cols{grid-template-columns:1fr}
   .has-selection .inbox,.has-selection .placeholder{display:none}
+  .sections a{min-height:44px;padding:10px 12px}
   .back{display:inline-block}
   .log{height:45vh}
   button,input,select,textarea{min-height:44px}

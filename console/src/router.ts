@@ -1,0 +1,26 @@
+import { computed, signal } from '@preact/signals';
+
+/**
+ * The team app's views live in the URL's hash (`#/submissions/<id>`): links from mails open the right view,
+ * the browser's back button works, and nothing of the route (ids, one-time tokens) reaches a server log.
+ */
+export type Section = 'chats' | 'submissions' | 'bookings';
+export const SECTIONS: Section[] = ['chats', 'submissions', 'bookings'];
+
+function parse(hash: string): { section: Section; id: string | null } {
+  const [head, id] = hash.replace(/^#\/?/, '').split('/');
+  const section = SECTIONS.find((s) => s === head) ?? 'chats';
+  return { section, id: id ? decodeURIComponent(id) : null };
+}
+
+const hash = signal(typeof location === 'undefined' ? '' : location.hash);
+if (typeof window !== 'undefined') window.addEventListener('hashchange', () => (hash.value = location.hash));
+
+export const route = computed(() => parse(hash.value));
+
+export const hrefOf = (section: Section, id?: string | null) => `#/${section}${id ? `/${encodeURIComponent(id)}` : ''}`;
+
+export function navigate(section: Section, id?: string | null): void {
+  const next = hrefOf(section, id);
+  if (location.hash !== next) location.hash = next;
+}

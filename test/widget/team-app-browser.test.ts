@@ -1,0 +1,177 @@
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../support/browser.js';
+import { OPERATOR, createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
+import { book, configure, everyDay } from '../appointments/helpers.js';
+import type { HearthNode } from '../../src/app/node.js';
+import { buildConsole } from '../../scripts/build-widget.mjs';
+
+/**
+ * The team app's submissions and bookings views in a real Chromium against a real node: what a visitor sends
+ * through the API shows up live, and the team finishes it in the browser (keyboard only where it says so).
+ */
+
+declare const document: any;
+declare const window: any;
+
+let node: HearthNode;
+let browser: Browser;
+let ws: WorkspaceFixture;
+const AXE = join(createRequire(import.meta.url).resolve('axe-core'), '..', 'axe.min.js');
+const HOUR = 3_600_000;
+/** A whole hour some hours ahead of now (round-the-clock business hours take any). */
+const slot = (hoursAhead: number) => new Date(Math.ceil(Date.now() / HOUR) * HOUR + hoursAhead * HOUR).toISOString();
+
+beforeAll(async () => {
+  await buildConsole();
+  node = await startTestNode();
+  ws = await createWorkspace(node.url, { name: 'Team App Bakery' });
+  await configure(node.url, ws, { timezone: 'Europe/Berlin', leadTimeHours: 0, bookingWindowDays: 14, businessHours: everyDay([['00:00', '24:00']]) });
+  browser = await launchChromium();
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await node?.stop();
+});
+
+async function withApp(run: (page: Page) => Promise<void>, options: { width?: number; locale?: string; hash?: string } = {}) {
+  const context = await browser.newContext({ locale: options.locale ?? 'en-US', viewport: { width: options.width ?? 1280, height: 800 } });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  try {
+    await page.goto(`${node.url}/console${options.hash ?? ''}`);
+    await page.locator('#email').fill(OPERATOR.email);
+    await page.locator('#password').fill(OPERATOR.password);
+    await page.locator('#password').press('Enter');
+    await page.locator('#workspace').waitFor({ state: 'visible', timeout: 10_000 });
+    if ((await page.locator('#workspace').inputValue()) !== ws.id) await page.locator('#workspace').selectOption(ws.id);
+    await eventually(async () => (await page.locator('#live').textContent()) === 'live', 10_000);
+    await run(page);
+    expect(errors).toEqual([]);
+  } finally {
+    await context.close();
+  }
+}
+
+async function violations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: AXE });
+  return page.evaluate(async () =>
+    (await window.axe.run(document)).violations.map((v: any) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n: any) => n.html.slice(0, 160)).join(' | ')}`),
+  );
+}
+
+const overflowsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
+
+test('a submission arrives live, is answered by e-mail from the app with the keyboard only, and counts as handled', async () => {
+  await withApp(async (page) => {
+    await page.locator('#nav-submissions').click();
+    await page.locator('#submissions-title').waitFor();
+    const sent = await request(node.url, '/external/submissions', {
+      apiKey: ws.apiKey,
+      body: { name: 'Grace Live', email: 'grace@visitor.test', subject: 'Wedding cake', message: 'Three tiers, please.' },
+    });
+    expect(sent.status).toBe(201);
+    const entry = page.locator(`#submission-${sent.body.id}`);
+    await entry.waitFor({ timeout: 10_000 });
+    await eventually(async () => (await page.locator('#nav-submissions').textContent())?.includes('1 waiting'), 10_000);
+
+    await entry.focus();
+    await page.keyboard.press('Enter');
+    await expect(page.locator('#submission-message').textContent()).resolves.toBe('Three tiers, please.');
+    await eventually(async () => page.evaluate(() => document.activeElement?.id === 'submission-title'));
+
+    // A blank answer: the server's message appears beside the field, and what was typed stays.
+    await page.locator('#answer-body').focus();
+    await page.keyboard.type('   ');
+    await page.locator('#answer button[type=submit]').focus();
+    await page.keyboard.press('Enter');
+    await expect(page.locator('#answer-problem').textContent()).resolves.toBe('must not be blank');
+    await expect(page.locator('#answer-body').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(page.locator('#answer-body').inputValue()).resolves.toBe('   ');
+
+    await page.locator('#answer-body').fill('');
+    await page.locator('#answer-body').focus();
+    await page.keyboard.type('Yes, we can do three tiers.');
+    await page.locator('#answer button[type=submit]').focus();
+    await page.keyboard.press('Enter');
+    await page.locator('#answers li', { hasText: 'Yes, we can do three tiers.' }).waitFor({ timeout: 10_000 });
+    await expect(page.locator('#answer-body').inputValue()).resolves.toBe('');
+    await eventually(async () => (await page.locator('#submission-state-text').textContent())?.startsWith('Handled by'));
+    await eventually(async () => !(await page.locator('#nav-submissions').textContent())?.includes('waiting'), 10_000);
+
+    const outbox = await request(node.url, `/admin/workspaces/${ws.id}/emails`, { token: ws.token });
+    expect((outbox.body.items as { to: string; subject: string }[]).some((m) => m.to === 'grace@visitor.test' && m.subject === 'Re: Wedding cake')).toBe(true);
+    expect(await violations(page)).toEqual([]);
+
+    await page.locator('#toggle-handled').click();
+    await eventually(async () => (await page.locator('#submission-state-text').textContent()) === 'Waiting for an answer');
+  });
+}, 90_000);
+
+test('a booking request arrives live; the team confirms one, is told of an overlap in words, and declines another with a note', async () => {
+  await withApp(async (page) => {
+    await page.locator('#nav-bookings').click();
+    await page.locator('#agenda-title').waitFor();
+    const first = await book(node.url, ws, slot(3), { visitorName: 'Ann Booking', visitorMessage: 'Birthday cake tasting' });
+    await page.locator(`#booking-${first.id}`).waitFor({ timeout: 10_000 });
+    await page.locator(`#booking-${first.id}`).click();
+    await page.locator('#booking-title').waitFor();
+    await expect(page.locator('#booking-status').textContent()).resolves.toBe('pending');
+    await expect(page.locator('#booking-time').textContent()).resolves.toContain('Europe/Berlin');
+    await page.locator('#confirm button[type=submit]').click();
+    await eventually(async () => (await page.locator('#booking-status').textContent()) === 'confirmed', 10_000);
+    expect((await request(node.url, `/admin/workspaces/${ws.id}/appointments/${first.id}`, { token: ws.token })).body.status).toBe('CONFIRMED');
+
+    // Confirming the second one onto the first one's time is refused: the reason is shown beside the time.
+    const second = await book(node.url, ws, slot(5), { visitorName: 'Bob Overlap' });
+    await page.locator(`#booking-${second.id}`).waitFor({ timeout: 10_000 });
+    await page.locator(`#booking-${second.id}`).click();
+    await page.locator('#booking-title', { hasText: 'Bob Overlap' }).waitFor();
+    const firstLocal = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Berlin', dateStyle: 'short', timeStyle: 'short' }).format(new Date(first.requestedAt));
+    await page.locator('#confirm-time').fill(firstLocal.replace(' ', 'T'));
+    await page.locator('#confirm button[type=submit]').click();
+    await expect(page.locator('#confirm-problem').textContent()).resolves.toBe('Another confirmed appointment overlaps this time.');
+    await expect(page.locator('#booking-status').textContent()).resolves.toBe('pending');
+
+    await page.locator('#decline-reason').fill('Fully booked that day, sorry.');
+    await page.locator('#decline button[type=submit]').click();
+    await eventually(async () => (await page.locator('#booking-status').textContent()) === 'declined', 10_000);
+    const declined = await request(node.url, `/admin/workspaces/${ws.id}/appointments/${second.id}`, { token: ws.token });
+    expect(declined.body).toMatchObject({ status: 'REJECTED', declineReason: 'Fully booked that day, sorry.' });
+    await expect(page.locator(`#booking-${second.id}`).count()).resolves.toBe(0);
+    expect(await violations(page)).toEqual([]);
+
+    // Back to the agenda: the confirmed appointment is on its day, in the plugin's time zone.
+    await page.goto(`${node.url}/console#/bookings`);
+    await page.locator('#agenda a', { hasText: 'Ann Booking' }).waitFor({ timeout: 10_000 });
+    expect(await violations(page)).toEqual([]);
+  });
+}, 90_000);
+
+test('the link of the team mail opens the request itself; at 375 px and in German every view fits and passes axe', async () => {
+  const request1 = await book(node.url, ws, slot(8), { visitorName: 'Cleo Link' });
+  await request(node.url, '/external/submissions', { apiKey: ws.apiKey, body: { name: 'Dora Narrow', email: 'dora@visitor.test', message: 'Hallo' } });
+  await withApp(
+    async (page) => {
+      await page.locator('#booking-title', { hasText: 'Cleo Link' }).waitFor({ timeout: 10_000 });
+      await expect(page.locator('#nav-bookings').textContent()).resolves.toContain('Termine');
+      expect(await overflowsSideways(page)).toBe(false);
+      expect(await violations(page)).toEqual([]);
+      // On a narrow screen the back button returns to the list and to the entry it came from.
+      await page.locator('.back').click();
+      await page.locator('#pending-title').waitFor();
+      await eventually(async () => page.evaluate((id) => document.activeElement?.id === `booking-${id}`, request1.id));
+
+      await page.locator('#nav-submissions').click();
+      await page.locator('#submissions a', { hasText: 'Dora Narrow' }).click();
+      await page.locator('#submission-title').waitFor();
+      expect(await overflowsSideways(page)).toBe(false);
+      expect(await violations(page)).toEqual([]);
+    },
+    { width: 375, locale: 'de-DE', hash: `#/bookings/${request1.id}` },
+  );
+}, 90_000);
