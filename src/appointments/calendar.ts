@@ -15,6 +15,17 @@ function addressOf(from: string): string {
   return /<([^>]+)>/.exec(from)?.[1] ?? from.trim();
 }
 
+/**
+ * A name as an iCalendar parameter value (`CN="..."`). The ics library quotes it but writes a `"` inside as
+ * `\"`, which no parser reads as an escape: the quote ends the value and the rest of the name becomes the
+ * line's own parameters and address. RFC 6868 is how a value carries `"` (`^'`) and `^` (`^^`); line breaks
+ * and other control characters cannot be in a name and become spaces.
+ */
+export function parameterText(name: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is replaced here
+  return name.replace(/\r\n|[\x00-\x1f\x7f]/g, ' ').replace(/\^/g, '^^').replace(/"/g, "^'");
+}
+
 function eventOf(workspace: Workspace, a: Appointment, organizerEmail: string, method?: InviteMethod): EventAttributes {
   const start = a.scheduledAt ?? a.requestedAt;
   return {
@@ -28,8 +39,8 @@ function eventOf(workspace: Workspace, a: Appointment, organizerEmail: string, m
     endOutputType: 'utc',
     title: workspace.name,
     status: method === 'CANCEL' || a.status === 'CANCELLED' ? 'CANCELLED' : 'CONFIRMED',
-    organizer: { name: workspace.name, email: organizerEmail },
-    attendees: [{ name: a.visitorName, email: a.visitorEmail, rsvp: false, role: 'REQ-PARTICIPANT', partstat: 'ACCEPTED' }],
+    organizer: { name: parameterText(workspace.name), email: organizerEmail },
+    attendees: [{ name: parameterText(a.visitorName), email: a.visitorEmail, rsvp: false, role: 'REQ-PARTICIPANT', partstat: 'ACCEPTED' }],
     productId: 'hearth/appointments',
   };
 }
