@@ -25,6 +25,7 @@ import { pageExtras } from './pages.js';
 import { allRoutes } from './routes.js';
 import { fastPath } from '../http/fast-path.js';
 import { answerClientError } from '../http/errors.js';
+import { capConnectionsPerAddress } from '../http/connection-limits.js';
 import { requestIds, urlRedactor } from '../http/request-log.js';
 import { memoAuthenticator } from '../access/authenticate.js';
 
@@ -132,8 +133,18 @@ export async function createNode(options: NodeOptions): Promise<HearthNode> {
   const app = createApp(deps, { extras: pageExtras, ...options.app, requestIdOf });
   const routes = options.app?.routes ?? allRoutes;
   const fastPathOptions = { authenticate: memoAuthenticator(), redact: urlRedactor(routes), requestIdOf };
-  const server = createServer(options.fastPath !== false ? fastPath(deps, routes, fastPathOptions, app) : app);
+  const server = createServer(
+    {
+      // Node refuses a headers timeout longer than the request's, which bounds the headers anyway.
+      headersTimeout: Math.min(config.HTTP_HEADERS_TIMEOUT_SECONDS, config.HTTP_REQUEST_TIMEOUT_SECONDS) * 1000,
+      requestTimeout: config.HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
+      // Node checks both timeouts on this period (30 s by default, which would let a trickle outlive them).
+      connectionsCheckingInterval: Math.min(1000, config.HTTP_HEADERS_TIMEOUT_SECONDS * 500),
+    },
+    options.fastPath !== false ? fastPath(deps, routes, fastPathOptions, app) : app,
+  );
   server.on('clientError', answerClientError);
+  capConnectionsPerAddress(server, config.MAX_CONNECTIONS_PER_ADDRESS);
   attachRealtime(realtime, server);
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
   if (config.NODE_ROLE !== 'api') {

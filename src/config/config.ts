@@ -45,6 +45,12 @@ const configSchema = z.object({
   LOGIN_FAILURE_WINDOW_MINUTES: z.coerce.number().int().min(1).default(15),
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).default(24 * 7),
   BODY_LIMIT_KB: z.coerce.number().int().min(1).default(256),
+  /** A request whose headers have not all arrived this long after its connection opened is answered 408 and closed. */
+  HTTP_HEADERS_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(600).default(10),
+  /** A request (headers and body) not received whole in this time is answered 408 and closed; answers may take longer. */
+  HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(30),
+  /** Open connections one client address may hold on one node; 0 turns the cap off (behind a proxy, cap there). */
+  MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).default(1000),
   NODE_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().min(1).default('.data'),
