@@ -28,8 +28,9 @@ function buildServer(): void {
 }
 
 /**
- * A node in production mode on the bench's database. Rate limits are lifted (one API key makes all the
- * load, which the limiter would rightly refuse); everything else is the shipped default. BENCH_NODE_FLAGS
+ * A node in production mode on the bench's database. Rate limits and the per-address connection cap are
+ * lifted (one API key from one address makes all the load, which they would rightly refuse); everything else
+ * is the shipped default. BENCH_NODE_FLAGS
  * (space-separated) adds node flags to every node, e.g. `--perf-basic-prof` to profile one with `perf`.
  */
 export async function startNode(options: { uri: string; dbName: string; redisUrl?: string; role?: 'all' | 'api' | 'worker'; env?: Record<string, string> }): Promise<NodeChild> {
@@ -47,6 +48,7 @@ export async function startNode(options: { uri: string; dbName: string; redisUrl
     KEY_ENCRYPTION_SECRET: 'bench-secret-bench-secret-bench-secret-00',
     RATE_LIMIT_PER_MINUTE: '1000000000',
     AUTH_FAILURES_PER_MINUTE: '1000000000',
+    MAX_CONNECTIONS_PER_ADDRESS: '0',
     SEED_DEMO: 'false',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
     RECORD_RESPONSES_DIR: '',
