@@ -4,33 +4,48 @@ import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import { secretParamsOf, type RouteDef } from './route.js';
 
-const SECRET_QUERY = /([?&](?:publishableKey|secret|token|key|preview)=)[^&]*/gi;
+/** Query parameters whose values are credentials, by name as the query parser decodes it (any case). */
+const SECRET_QUERY_NAMES = new Set(['publishablekey', 'secret', 'token', 'key', 'preview']);
 
-/** Key-bearing query values never reach a log line. */
-export function redactQuery(url: string): string {
-  return url.replace(SECRET_QUERY, '$1[redacted]');
+/** A URL component as the router reads it: percent-decoded (kept as sent when malformed), any case. */
+function asRouted(component: string): string {
+  try {
+    return decodeURIComponent(component.replace(/\+/g, ' ')).toLowerCase();
+  } catch {
+    return component.toLowerCase();
+  }
 }
 
 /**
- * Builds the URL redactor of a route table: a request matching a route with secret path parameters
- * (see `secretParamsOf`) has those segments logged as `[redacted]`, and key-bearing query values are
- * hidden everywhere. It runs when the request arrives, before routing, because the log line's request
- * fields are bound then.
+ * Key-bearing query values never reach a log line, however their names are spelled: `Preview`, `%70review`
+ * and `preview[]` are all the `preview` the parser hands the route.
+ */
+export function redactQuery(query: string): string {
+  return query.replace(/([?&])([^=&]*)=([^&]*)/g, (pair, separator: string, name: string) =>
+    SECRET_QUERY_NAMES.has(asRouted(name).replace(/\[.*$/, '')) ? `${separator}${name}=[redacted]` : pair,
+  );
+}
+
+/**
+ * Builds the URL redactor of a route table: a path shaped like a route with secret path parameters (see
+ * `secretParamsOf`) has those segments logged as `[redacted]`, and key-bearing query values are hidden
+ * everywhere. It runs when the request arrives, before routing, because the log line's request fields are
+ * bound then; so it matches as the router does, and wider: any method (HEAD and OPTIONS reach a GET's path
+ * too), literal segments percent-decoded and in any case, trailing slashes ignored.
  */
 export function urlRedactor(routes: Pick<RouteDef, 'method' | 'path' | 'auth'>[]): (method: string, url: string) => string {
   const secretRoutes = routes
     .filter((def) => secretParamsOf(def).length > 0)
-    .map((def) => ({ method: def.method.toUpperCase(), segments: def.path.split('/'), secrets: secretParamsOf(def).map((name) => `:${name}`) }));
-  return (method, url) => {
+    .map((def) => ({ segments: def.path.split('/'), secrets: secretParamsOf(def).map((name) => `:${name}`) }));
+  return (_method, url) => {
     const queryAt = url.indexOf('?');
-    const path = queryAt >= 0 ? url.slice(0, queryAt) : url;
+    const path = (queryAt >= 0 ? url.slice(0, queryAt) : url).replace(/(.)\/+$/, '$1');
     const query = queryAt >= 0 ? redactQuery(url.slice(queryAt)) : '';
     const parts = path.split('/');
     const route = secretRoutes.find(
       (candidate) =>
-        candidate.method === method &&
         candidate.segments.length === parts.length &&
-        candidate.segments.every((segment, index) => segment.startsWith(':') || segment === parts[index]),
+        candidate.segments.every((segment, index) => segment.startsWith(':') || segment === asRouted(parts[index])),
     );
     if (!route) return path + query;
     return route.segments.map((segment, index) => (route.secrets.includes(segment) ? '[redacted]' : parts[index])).join('/') + query;
