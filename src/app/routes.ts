@@ -11,6 +11,7 @@ import { submissionRoutes } from '../submissions/submissions.routes.js';
 import { appointmentsRoutes } from '../appointments/appointments.routes.js';
 import { manageRoutes } from '../appointments/manage.routes.js';
 import { liveChatRoutes } from '../livechat/livechat.routes.js';
+import { peopleRoutes } from '../people/people.routes.js';
 import { webhooksRoutes } from '../webhooks/webhooks.routes.js';
 import { endpointsRoutes } from '../webhooks/endpoints.routes.js';
 import { webhookEventDocs } from '../webhooks/payloads.schemas.js';
@@ -34,6 +35,7 @@ export const allRoutes: RouteDef[] = [
   ...appointmentsRoutes,
   ...manageRoutes,
   ...liveChatRoutes,
+  ...peopleRoutes,
   ...webhooksRoutes,
   ...endpointsRoutes,
   ...emailRoutes,

@@ -4,6 +4,7 @@ import { loadJson, storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
 import { parseObjectId } from '../shared/ids.js';
 import type { PageRequest } from '../shared/paging.js';
+import { wholeTextAnyCase, type PersonKeys } from '../shared/person-keys.js';
 
 export type AppointmentStatus = 'PENDING' | 'CONFIRMED' | 'REJECTED' | 'CANCELLED';
 
@@ -80,8 +81,13 @@ const appointmentSchema = new Schema<AppointmentDoc>(
 appointmentSchema.index({ workspaceId: 1, status: 1, createdAt: -1 });
 // Availability: confirmed appointments overlapping the window.
 appointmentSchema.index({ workspaceId: 1, status: 1, scheduledAt: 1 });
-// Verified lookup: one person's bookings, newest first.
+// Verified lookup: one person's bookings, newest first; also the person timeline's externalId branch (`ofPerson`).
 appointmentSchema.index({ workspaceId: 1, externalId: 1, createdAt: -1 });
+// Person timeline (`ofPerson`): a workspace's bookings made from one widget session, newest first.
+appointmentSchema.index({ workspaceId: 1, visitorSessionId: 1, createdAt: -1 });
+// Person timeline (`ofPerson`) by e-mail in any case: a case-insensitive match cannot seek, but MongoDB reads only
+// this workspace's keys and fetches the matches (FerretDB scans either way: one query per collection keeps it cheap).
+appointmentSchema.index({ workspaceId: 1, visitorEmail: 1 });
 // Token lookup and cancel. Not unique: FerretDB has no partial indexes and revoked tokens are null;
 // tokens are 256-bit random, so a collision is not a concern.
 appointmentSchema.index({ cancellationTokenHash: 1 });
@@ -186,6 +192,19 @@ export function appointmentStore(db: Connection) {
         filter._id = _id;
       }
       const docs = await scope.find(workspaceId, filter, { sort: { createdAt: -1, _id: -1 }, limit });
+      return docs.map(toAppointment);
+    },
+    /**
+     * The person timeline: the workspace's bookings carrying any of `keys` (a verified externalId, the
+     * visitor's e-mail in any case, the widget session), newest first. One query.
+     */
+    async ofPerson(workspaceId: string, keys: PersonKeys, limit: number): Promise<Appointment[]> {
+      const branches: Record<string, unknown>[] = [];
+      if (keys.externalId !== undefined) branches.push({ externalId: keys.externalId, identityVerified: true });
+      if (keys.email !== undefined) branches.push({ visitorEmail: wholeTextAnyCase(keys.email) });
+      if (keys.visitorSessionId !== undefined) branches.push({ visitorSessionId: keys.visitorSessionId });
+      if (branches.length === 0) return [];
+      const docs = await scope.find(workspaceId, { $or: branches }, { sort: { createdAt: -1, _id: -1 }, limit });
       return docs.map(toAppointment);
     },
     // The token lookups span workspaces: the cancellation token alone is the visitor's credential.

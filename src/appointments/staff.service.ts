@@ -2,6 +2,7 @@ import type { Deps } from '../deps.js';
 import { type Workspace } from '../workspaces/workspaces.service.js';
 import { fail, invalid } from '../shared/errors.js';
 import { pageOf } from '../shared/paging.js';
+import { matchedBy, type PersonKeys } from '../shared/person-keys.js';
 import { appointmentStore, type Appointment, type AppointmentStatus } from './appointments.model.js';
 import { cellStarts, cellStore, CELL_MINUTES } from './cells.model.js';
 import { randomToken, sha256Hex } from '../shared/crypto.js';
@@ -29,6 +30,18 @@ export async function listForStaff(deps: Deps, workspaceId: string, filter: { st
   const request = { page: filter.page, limit: filter.limit };
   const { items, total } = await appointmentStore(deps.db).list(workspaceId, { status: filter.status, from: filter.from, to: filter.to }, request);
   return pageOf(request, items.map(toStaffAppointment), total);
+}
+
+/**
+ * A person's bookings (the person timeline), newest first, at most `limit`: as the staff list answers them,
+ * each with the keys that linked it.
+ */
+export async function appointmentsOfPerson(deps: Deps, workspaceId: string, keys: PersonKeys, limit: number) {
+  const items = await appointmentStore(deps.db).ofPerson(workspaceId, keys, limit);
+  return items.map((item) => {
+    const fields = { externalId: item.identityVerified ? item.externalId : null, email: item.visitorEmail, visitorSessionId: item.visitorSessionId };
+    return { ...toStaffAppointment(item), matchedBy: matchedBy(keys, fields) };
+  });
 }
 
 async function mustFind(deps: Deps, workspaceId: string, id: string): Promise<Appointment> {

@@ -4,6 +4,7 @@ import { loadJson, storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
 import { constantTimeEqual } from '../shared/crypto.js';
 import type { PageRequest } from '../shared/paging.js';
+import { wholeTextAnyCase, type PersonKeys } from '../shared/person-keys.js';
 import type { ChatMessage, ConversationStatus } from '../realtime/events.js';
 import type { Sender } from './messages.model.js';
 import type { VerifiedVisitor } from '../identity/identity.schemas.js';
@@ -119,8 +120,14 @@ const conversationSchema = new Schema<ConversationDoc>(
 );
 // The conversation token is the visitor's credential: message routes and widget sockets look it up by hash.
 conversationSchema.index({ tokenHash: 1 }, { unique: true });
-// Resume: the newest OPEN conversation of a verified externalId in a workspace.
+// Resume: the newest OPEN conversation of a verified externalId in a workspace. Its prefix also serves the
+// person timeline's externalId branch (`ofPerson`).
 conversationSchema.index({ workspaceId: 1, externalId: 1, status: 1, createdAt: -1 });
+// Person timeline (`ofPerson`): a workspace's conversations of one widget session, newest first.
+conversationSchema.index({ workspaceId: 1, visitorSessionId: 1, createdAt: -1 });
+// Person timeline (`ofPerson`) by e-mail in any case: a case-insensitive match cannot seek, but MongoDB reads only
+// this workspace's keys and fetches the matches (FerretDB scans either way: one query per collection keeps it cheap).
+conversationSchema.index({ workspaceId: 1, visitorEmail: 1 });
 // Agent inbox: a workspace's conversations by status, newest activity first.
 conversationSchema.index({ workspaceId: 1, status: 1, lastActivityAt: -1 });
 // Agent inbox filtered by assignee ("mine"): a workspace's conversations of one assignee, newest activity first.
@@ -267,6 +274,19 @@ export function conversationStore(db: Connection) {
         ).lean<ConversationDoc>(),
       );
       return doc ? toConversation(doc) : null;
+    },
+    /**
+     * The person timeline: the workspace's conversations carrying any of `keys` (a verified externalId, the
+     * visitor's e-mail in any case, verified or typed, or the widget session), newest first. One query.
+     */
+    async ofPerson(workspaceId: string, keys: PersonKeys, limit: number): Promise<Conversation[]> {
+      const branches: Record<string, unknown>[] = [];
+      if (keys.externalId !== undefined) branches.push({ externalId: keys.externalId, identityVerified: true });
+      if (keys.email !== undefined) branches.push({ visitorEmail: wholeTextAnyCase(keys.email) });
+      if (keys.visitorSessionId !== undefined) branches.push({ visitorSessionId: keys.visitorSessionId });
+      if (branches.length === 0) return [];
+      const docs = await scope.find(workspaceId, { $or: branches }, { sort: { createdAt: -1, _id: -1 }, limit });
+      return docs.map(toConversation);
     },
     /** `q`: a case-insensitive substring of the visitor's name or e-mail, matched literally (no pattern syntax). */
     async list(

@@ -10,6 +10,7 @@ import { publishConversation } from './events.service.js';
 import { agentDisplayName, toReadCursor } from './read.service.js';
 import { canWorkIn } from '../workspaces/members.service.js';
 import { fail } from '../shared/errors.js';
+import { matchedBy, type PersonKeys } from '../shared/person-keys.js';
 import type { Assignee } from '../realtime/events.js';
 
 async function assigneeOf(deps: Deps, userId: string | null): Promise<Assignee | null> {
@@ -53,14 +54,29 @@ export async function listConversations(
   const request = { page: query.page, limit: query.limit };
   const assigneeUserId = query.assignee === undefined ? undefined : query.assignee === 'me' ? (viewerId ?? null) : query.assignee === 'none' ? null : query.assignee;
   const { items, total } = await conversationStore(deps.db).list(workspaceId, { status: query.status, q: query.q, assigneeUserId }, request);
+  return pageOf(request, await toAdminConversations(deps, workspaceId, items), total);
+}
+
+/** The console's view of several conversations: their unread counts in one query, each assignee's name once. */
+async function toAdminConversations(deps: Deps, workspaceId: string, items: Conversation[]) {
   const unread = await messageStore(deps.db).unreadByTeam(workspaceId, items.map((item) => item.id));
   const assignees = new Map<string, Assignee | null>();
   for (const id of new Set(items.flatMap((item) => (item.assigneeUserId ? [item.assigneeUserId] : [])))) assignees.set(id, await assigneeOf(deps, id));
-  return pageOf(
-    request,
-    items.map((item) => toAdminConversation(item, unread.get(item.id) ?? 0, item.assigneeUserId ? (assignees.get(item.assigneeUserId) ?? null) : null)),
-    total,
-  );
+  return items.map((item) => toAdminConversation(item, unread.get(item.id) ?? 0, item.assigneeUserId ? (assignees.get(item.assigneeUserId) ?? null) : null));
+}
+
+/**
+ * A person's conversations (the person timeline), newest first, at most `limit`: as the inbox answers them,
+ * each with the keys that linked it. An e-mail links whether the identity carried it or the visitor typed it.
+ */
+export async function conversationsOfPerson(deps: Deps, workspaceId: string, keys: PersonKeys, limit: number) {
+  const items = await conversationStore(deps.db).ofPerson(workspaceId, keys, limit);
+  const views = await toAdminConversations(deps, workspaceId, items);
+  return views.map((view, index) => {
+    const item = items[index];
+    const fields = { externalId: item.identityVerified ? item.externalId : null, email: item.visitorEmail, visitorSessionId: item.visitorSessionId };
+    return { ...view, matchedBy: matchedBy(keys, fields) };
+  });
 }
 
 export async function getConversation(deps: Deps, workspaceId: string, conversationId: string) {

@@ -4,6 +4,7 @@ import { defineModel } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
 import type { PageRequest } from '../shared/paging.js';
+import { wholeTextAnyCase } from '../shared/person-keys.js';
 
 export interface Submission {
   id: string;
@@ -62,6 +63,9 @@ const submissionSchema = new Schema<SubmissionDoc>(
 );
 // The admin inbox: newest first, paginated, per workspace.
 submissionSchema.index({ workspaceId: 1, createdAt: -1, _id: -1 });
+// Person timeline (`ofEmail`) by e-mail in any case: a case-insensitive match cannot seek, but MongoDB reads only
+// this workspace's keys and fetches the matches (FerretDB scans either way: one query per collection keeps it cheap).
+submissionSchema.index({ workspaceId: 1, email: 1 });
 
 const Submissions = defineModel('Submission', submissionSchema);
 
@@ -135,6 +139,11 @@ export function submissionStore(db: Connection) {
     async byId(workspaceId: string, id: string): Promise<Submission | null> {
       const doc = await scope.byId(workspaceId, id);
       return doc && toSubmission(doc);
+    },
+    /** The person timeline: the workspace's submissions sent with this e-mail (any case), newest first. One query. */
+    async ofEmail(workspaceId: string, email: string, limit: number): Promise<Submission[]> {
+      const docs = await scope.find(workspaceId, { email: wholeTextAnyCase(email) }, { sort: { createdAt: -1, _id: -1 }, limit });
+      return docs.map(toSubmission);
     },
     /** Marks it handled by `by` (or open again with null); the submission as stored, or null when there is none. */
     async setHandled(workspaceId: string, id: string, by: SubmissionHandler | null, at: Date): Promise<Submission | null> {

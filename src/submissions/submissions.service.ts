@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js';
 import { pageOf } from '../shared/paging.js';
 import { fail } from '../shared/errors.js';
+import { matchedBy, type PersonKeys } from '../shared/person-keys.js';
 import { teamAppLink } from '../shared/links.js';
 import type { User } from '../auth/auth.service.js';
 import { findWorkspace, type Workspace } from '../workspaces/workspaces.service.js';
@@ -36,6 +37,16 @@ export async function inbox(deps: Deps, workspace: Workspace, query: SubmissionF
   const limit = Math.min(query.limit ?? 50, INBOX_MAX_PAGE_SIZE);
   const { items, total } = await submissionStore(deps.db).list(workspace.id, { state: query.state, q: query.q }, { page, limit });
   return pageOf({ page, limit }, items.map(toSubmissionBody), total);
+}
+
+/**
+ * A person's submissions (the person timeline), newest first, at most `limit`: as the inbox answers them,
+ * each with the keys that linked it. A submission carries only an e-mail: without one asked for, none.
+ */
+export async function submissionsOfPerson(deps: Deps, workspaceId: string, keys: PersonKeys, limit: number) {
+  if (keys.email === undefined) return [];
+  const items = await submissionStore(deps.db).ofEmail(workspaceId, keys.email, limit);
+  return items.map((item) => ({ ...toSubmissionBody(item), matchedBy: matchedBy(keys, { externalId: null, email: item.email, visitorSessionId: null }) }));
 }
 
 async function existing(deps: Deps, workspace: Workspace, id: string): Promise<Submission> {

@@ -5,6 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser.js';
 import { OPERATOR, createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
 import { book, configure, everyDay } from '../appointments/helpers.js';
+import { activateChat, startChat } from '../livechat/support.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { buildConsole } from '../../scripts/build-widget.mjs';
 
@@ -173,5 +174,42 @@ test('the link of the team mail opens the request itself; at 375 px and in Germa
       expect(await violations(page)).toEqual([]);
     },
     { width: 375, locale: 'de-DE', hash: `#/bookings/${request1.id}` },
+  );
+}, 90_000);
+
+test("beside a submission, the person timeline shows that visitor's chat and booking; the booking is confirmed right there", async () => {
+  const publishableKey = await activateChat(node.url, ws);
+  const started = await startChat(node.url, publishableKey, { visitorSessionId: 'pat-session' });
+  const said = await request(node.url, `/external/live-chat/conversations/${encodeURIComponent(started.body.conversationToken)}/messages`, {
+    body: { body: 'Do you deliver?', visitorName: 'Pat Person', visitorEmail: 'Pat@Visitor.test' },
+  });
+  expect(said.status).toBe(201);
+  const booked = await book(node.url, ws, slot(30), { visitorName: 'Pat Person', visitorEmail: 'pat@visitor.test' });
+  const sent = await request(node.url, '/external/submissions', { apiKey: ws.apiKey, body: { name: 'Pat Person', email: 'pat@visitor.test', subject: 'Delivery', message: 'And a cake?' } });
+  // Someone else's records with another address stay out of Pat's timeline.
+  await request(node.url, '/external/submissions', { apiKey: ws.apiKey, body: { name: 'Quinn Other', email: 'quinn@visitor.test', message: 'Hello' } });
+
+  await withApp(
+    async (page) => {
+      await page.locator('#submission-title', { hasText: 'Delivery' }).waitFor({ timeout: 10_000 });
+      await page.locator('#person-chats li').waitFor({ timeout: 10_000 });
+      await expect(page.locator('#person-chats li').count()).resolves.toBe(1);
+      await expect(page.locator('#person-chats li').textContent()).resolves.toContain('linked by e-mail');
+      await expect(page.locator('#person-bookings li').count()).resolves.toBe(1);
+      await expect(page.locator('#person-submissions').count()).resolves.toBe(0);
+      expect(await violations(page)).toEqual([]);
+
+      await page.locator('#person-bookings button', { hasText: 'Confirm' }).click();
+      await page.locator('#person-bookings li', { hasText: 'confirmed' }).waitFor({ timeout: 10_000 });
+      expect((await request(node.url, `/admin/workspaces/${ws.id}/appointments/${booked.id}`, { token: ws.token })).body.status).toBe('CONFIRMED');
+
+      // The chat opens in the chats view, and its own panel links back to the booking and the submission.
+      await page.locator('#person-chats a').click();
+      await page.locator('#title', { hasText: 'Pat Person' }).waitFor({ timeout: 10_000 });
+      await page.locator('#person-submissions li').waitFor({ timeout: 10_000 });
+      await expect(page.locator('#person-bookings li').textContent()).resolves.toContain('linked by e-mail');
+      expect(await violations(page)).toEqual([]);
+    },
+    { hash: `#/submissions/${sent.body.id}` },
   );
 }, 90_000);

@@ -1,0 +1,30 @@
+import { escapeRegex } from './text.js';
+
+/**
+ * The keys that tie a visitor's records together across live chat, appointments and submissions (the
+ * person timeline of the team app): a verified `externalId`, an e-mail address (any case) and the widget's
+ * `visitorSessionId`. Each domain says which of its fields carries which key; this file holds what they share.
+ */
+export const PERSON_KEYS = ['externalId', 'email', 'visitorSessionId'] as const;
+export type PersonKey = (typeof PERSON_KEYS)[number];
+
+/** The keys asked for; at least one is given (the route refuses none). */
+export type PersonKeys = Partial<Record<PersonKey, string>>;
+
+/** What one record carries of each key: `externalId` only when the identity was verified; null when none. */
+export type PersonFields = Record<PersonKey, string | null>;
+
+/** The keys of `keys` that `fields` carries, in `PERSON_KEYS` order; e-mail compared whole, in any case. */
+export function matchedBy(keys: PersonKeys, fields: PersonFields): PersonKey[] {
+  return PERSON_KEYS.filter((key) => {
+    const asked = keys[key];
+    const held = fields[key];
+    if (asked === undefined || held === null) return false;
+    return key === 'email' ? held.toLowerCase() === asked.toLowerCase() : held === asked;
+  });
+}
+
+/** A query value matching the whole text in any case, taken literally (no pattern syntax): how e-mails are compared. */
+export function wholeTextAnyCase(text: string): { $regex: string; $options: 'i' } {
+  return { $regex: `^${escapeRegex(text)}$`, $options: 'i' };
+}
