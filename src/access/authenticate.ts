@@ -97,6 +97,13 @@ async function resolveSessionRemembered(deps: Deps, token: string) {
   return session && session.expiresAt > deps.clock.now() ? session.user : null;
 }
 
+/** Counts an unknown credential against the address, once per distinct credential per minute. */
+async function countUnknownOnce(deps: Deps, req: Request, unknown: ByteLru<true>, memoKey: string): Promise<void> {
+  if (unknown.get(memoKey) === true) return;
+  unknown.set(memoKey, true, 1);
+  await countFailure(deps, req);
+}
+
 async function resolveWorkspaceCredential(deps: Deps, req: Request, mode: AuthMode, unknown: ByteLru<true>): Promise<Authentication> {
   const accepted = ACCEPTS[mode]!;
   const presented = presentedKey((name) => header(req, name), req.method === 'GET' ? req.query : undefined);
@@ -115,10 +122,7 @@ async function resolveWorkspaceCredential(deps: Deps, req: Request, mode: AuthMo
   const knownUnknown = unknown.get(memoKey) === true;
   const resolved = knownUnknown ? null : await resolveKeyRemembered(deps, key, memoKey);
   if (!resolved) {
-    if (!knownUnknown) {
-      unknown.set(memoKey, true, 1);
-      await countFailure(deps, req);
-    }
+    await countUnknownOnce(deps, req, unknown, memoKey);
     if (lenient) return anonymous;
     throw fail('invalid_credential');
   }
@@ -150,9 +154,14 @@ async function authenticate(deps: Deps, def: RouteDef, req: Request, unknown: By
       return { context: {} };
     case 'conversationToken':
     case 'cancellationToken':
-    case 'manageToken':
-      // The domain service looks the token up; here it is the subject of the limit.
-      return { context: {}, rateSubject: subjectOf(String(req.params.token)) };
+    case 'manageToken': {
+      // The domain service looks the token up; here it is the subject of the limit. A token that names
+      // nothing is a guess: counted against the address like an unknown key (each distinct one once a
+      // minute), so random tokens cannot each spend a fresh budget on lookups.
+      await refuseWhileGuessing(deps, req);
+      const token = String(req.params.token);
+      return { context: {}, rateSubject: subjectOf(token), onNotFound: () => countUnknownOnce(deps, req, unknown, subjectOf(token)) };
+    }
     case 'session':
     case 'member': {
       const user = await resolveSessionRemembered(deps, bearerToken(req));

@@ -1,7 +1,7 @@
 import type { Express, Request, Response } from 'express';
 import type { ZodType } from 'zod';
 import type { Deps } from '../deps.js';
-import { invalid, issuesFromZod } from '../shared/errors.js';
+import { AppError, invalid, issuesFromZod } from '../shared/errors.js';
 import { secretParamsOf, type Authenticator, type Reply, type RouteDef } from './route.js';
 import { responseRecorder, SENT_JSON_BYTES } from './recorder.js';
 import { ifNoneMatchNames } from './conditional-get.js';
@@ -91,7 +91,10 @@ export function mountRoutes(app: Express, deps: Deps, routes: RouteDef[], authen
       const cacheable = def.bypassCache?.(query) ? undefined : cacheKeyOf(def, auth.context, params, query);
       const lookup = cacheable ? deps.cache.content.lookup(cacheable.key) : undefined;
       if (lookup && 'hit' in lookup) return sendCached(req, res, lookup.hit);
-      const reply = await def.handle({ deps, req, res, params, query, body, ...auth.context });
+      const reply = await def.handle({ deps, req, res, params, query, body, ...auth.context }).catch(async (error: unknown) => {
+        if (auth.onNotFound && error instanceof AppError && error.status === 404) await auth.onNotFound();
+        throw error;
+      });
       if (res.headersSent) return;
       if (cacheable && lookup && 'token' in lookup && (reply.status ?? 200) === 200 && reply.body !== undefined) {
         const bytes = Buffer.isBuffer(reply.body) ? reply.body : (reply.json ?? Buffer.from(JSON.stringify(reply.body)));

@@ -43,6 +43,8 @@ export interface Principals {}
 export interface Authentication {
   context: object;
   rateSubject?: string;
+  /** Called when the handler answers 404: the credential in the path named nothing (a guess to throttle). */
+  onNotFound?: () => Promise<void>;
 }
 
 /** Resolves a route's declared auth mode for one request (provided by `src/access/`). */
