@@ -1,7 +1,7 @@
 /**
- * `npm run bench`: the content, chat and webhooks benches one after the other (each in its own process,
+ * `npm run bench`: the content, chat, webhooks and console benches one after the other (each in its own process,
  * each with its own engine unless MONGODB_URI / REDIS_URL say otherwise), their output as it comes,
- * then a short table and the three JSON result lines, which are the last three lines. A bench that
+ * then a short table and the four JSON result lines, which are the last four lines. A bench that
  * fails still gets its line (`{"bench":…,"error":…}`) and the run exits 1.
  */
 import { spawn } from 'node:child_process';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { BENCH_DIR } from './support/children.js';
 
-const BENCHES = ['content', 'chat', 'webhooks'] as const;
+const BENCHES = ['content', 'chat', 'webhooks', 'console'] as const;
 
 function runOne(name: string): Promise<Record<string, any>> {
   return new Promise((resolve) => {
@@ -37,6 +37,8 @@ const describe = (r: Record<string, any>): string => {
       return `list ${fmt(r.list_rps)} req/s (x${fmt(r.list_ratio)} bare), slug ${fmt(r.slug_rps)} req/s (x${fmt(r.slug_ratio)}), cold list ${fmt(r.cold_list_rps)} req/s, ${fmt(r.db_ops_per_warm_request)} db ops/warm req`;
     case 'chat':
       return `${r.visitors} visitors / ${r.nodes} nodes: p50 ${fmt(r.p50_ms)} ms, p99 ${fmt(r.p99_ms)} ms, ${fmt(r.heap_kib_per_socket)} KiB heap/socket, ${fmt(r.db_ops_per_message)} db ops/msg`;
+    case 'console':
+      return `first paint median/max ms: chats ${fmt(r.chats_first_paint_ms)}/${fmt(r.chats_first_paint_max_ms)}, submissions ${fmt(r.submissions_first_paint_ms)}/${fmt(r.submissions_first_paint_max_ms)}, bookings ${fmt(r.bookings_first_paint_ms)}/${fmt(r.bookings_first_paint_max_ms)}, team ${fmt(r.team_first_paint_ms)}/${fmt(r.team_first_paint_max_ms)}; console ${fmt(r.console_gzip_kb)} KB gzip`;
     default:
       return `${r.publishes} publishes: ${fmt(r.deliveries_per_s)} deliveries/s, p50 ${fmt(r.p50_ms)} ms, p99 ${fmt(r.p99_ms)} ms, lost ${fmt(r.lost)}, duplicated ${fmt(r.duplicated)}`;
   }
