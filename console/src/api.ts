@@ -18,10 +18,14 @@ export interface Conversation {
   readByTeam: { messageId: string; createdAt: string } | null;
 }
 
+/** What a member may do in a workspace: agents work visitor requests, editors also content, owners everything. */
+export type ViewerRole = 'agent' | 'editor' | 'owner' | 'operator';
+
 export interface Workspace {
   id: string;
   name: string;
   slug: string;
+  role: ViewerRole;
 }
 
 export interface Page<T> {
@@ -64,3 +68,15 @@ export async function api<T>(token: string | null, method: string, path: string,
 }
 
 export const visitorLabel = (c: Conversation): string => c.visitor.name || c.visitor.externalId || 'Visitor';
+
+/** A form's call: what it answered, or the problems to show (beside their fields when the server names them). */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; issues: FieldIssue[]; message: string };
+
+export async function attempt<T>(run: () => Promise<T>): Promise<Outcome<T>> {
+  try {
+    return { ok: true, value: await run() };
+  } catch (err) {
+    if (err instanceof ApiError) return { ok: false, issues: err.issues, message: err.message };
+    return { ok: false, issues: [], message: err instanceof Error ? err.message : String(err) };
+  }
+}

@@ -10,9 +10,12 @@ import * as submissions from './submissions.js';
 import * as bookings from './bookings.js';
 import { SubmissionsView } from './submissions-view.js';
 import { BookingsView } from './bookings-view.js';
+import { AccountView, TeamView } from './team-view.js';
+import { PublicPage } from './auth-pages.js';
+import { PersonPanel } from './person-panel.js';
 import { FilterSelect, SearchBox } from './widgets.js';
 
-const BASE_TITLE = 'Agent console';
+const BASE_TITLE = t.appTitle;
 
 export function App() {
   useSignalEffect(() => {
@@ -24,7 +27,7 @@ export function App() {
     <main>
       <h1>{BASE_TITLE}</h1>
       <ErrorNotice />
-      {store.token.value ? <Console /> : <Login />}
+      {route.value.page ? <PublicPage /> : store.token.value ? <Console /> : <Login />}
     </main>
   );
 }
@@ -37,7 +40,7 @@ function ErrorNotice() {
         <p>
           <span id="error">{text}</span>{' '}
           <button type="button" onClick={() => (store.error.value = '')}>
-            Dismiss
+            {t.dismiss}
           </button>
         </p>
       )}
@@ -59,16 +62,19 @@ function Login() {
   return (
     <form id="login" class="box" onSubmit={submit}>
       <p>
-        <label for="email">Email</label>
+        <label for="email">{t.email}</label>
         <input id="email" name="email" type="email" autocomplete="username" required />
       </p>
       <p>
-        <label for="password">Password</label>
+        <label for="password">{t.password}</label>
         <input id="password" name="password" type="password" autocomplete="current-password" required />
       </p>
       <button type="submit" disabled={busy}>
-        Log in
+        {t.logIn}
       </button>
+      <p>
+        <a href={hrefOf('forgot-password')}>{t.forgotPassword}</a>
+      </p>
     </form>
   );
 }
@@ -82,15 +88,30 @@ function Console() {
     <div class="console">
       <Toolbar />
       <SectionNav />
-      {section === 'chats' ? <ChatsView key={key} /> : section === 'submissions' ? <SubmissionsView key={key} /> : <BookingsView key={key} />}
+      <View key={key} />
     </div>
   );
+}
+
+const VIEWS: Record<Section, () => preact.JSX.Element> = {
+  chats: ChatsView,
+  submissions: SubmissionsView,
+  bookings: BookingsView,
+  team: TeamView,
+  account: AccountView,
+};
+
+function View() {
+  const Shown = VIEWS[route.value.section];
+  return <Shown />;
 }
 
 const BADGES: Record<Section, () => number> = {
   chats: () => store.unreadTotal.value,
   submissions: () => submissions.waiting.value,
   bookings: () => bookings.pending.value.length,
+  team: () => 0,
+  account: () => 0,
 };
 
 function SectionNav() {
@@ -119,7 +140,7 @@ function ChatsView() {
   return (
     <div class={hasSelection ? 'cols has-selection' : 'cols'}>
       <Inbox />
-      {hasSelection ? <ConversationView /> : <p class="box placeholder muted">Pick a conversation.</p>}
+      {hasSelection ? <ConversationView /> : <p class="box placeholder muted">{t.pickConversation}</p>}
     </div>
   );
 }
@@ -128,11 +149,13 @@ function Toolbar() {
   const permission = notifyPermission.value;
   return (
     <div class="toolbar">
-      <label for="workspace">Workspace</label>
+      <label for="workspace">{t.workspace}</label>
       <select
         id="workspace"
         value={store.workspaceId.value ?? ''}
         onChange={(e) => {
+          // Another workspace: its list of the same section (an open item belongs to the one left).
+          if (e.currentTarget.value === store.workspaceId.value) return;
           store.pickWorkspace(e.currentTarget.value);
           navigate(route.value.section);
         }}
@@ -144,18 +167,18 @@ function Toolbar() {
         ))}
       </select>
       <span id="live" class="muted" role="status">
-        {store.live.value === 'live' ? 'live' : store.live.value === 'connecting' ? 'connecting…' : 'offline, reconnecting…'}
+        {t.liveState[store.live.value]}
       </span>
       {permission === 'default' && (
         <button type="button" onClick={() => void askNotifications()}>
-          Enable notifications
+          {t.enableNotifications}
         </button>
       )}
       <label>
-        <input type="checkbox" checked={soundOn.value} onChange={(e) => setSound((e.currentTarget).checked)} /> Sound
+        <input type="checkbox" checked={soundOn.value} onChange={(e) => setSound(e.currentTarget.checked)} /> {t.sound}
       </label>
       <button type="button" onClick={store.logout}>
-        Log out
+        {t.logOut}
       </button>
     </div>
   );
@@ -167,21 +190,21 @@ function Inbox() {
   const list = store.conversations.value;
   return (
     <section class="box inbox" aria-labelledby="inbox-title">
-      <h2 id="inbox-title">Conversations</h2>
+      <h2 id="inbox-title">{t.conversations}</h2>
       <div class="filters">
-        <FilterSelect id="status" label="Show" filter={store.statusFilter} options={{ OPEN: 'Open', CLOSED: 'Closed' }} onChange={reloadInbox} />
-        <FilterSelect id="assignee-filter" label="Assigned" filter={store.assigneeFilter} options={{ all: 'Anyone', me: 'Mine' }} onChange={reloadInbox} />
-        <SearchBox id="search" label="Search" placeholder="Visitor name or e-mail" text={store.search} onSearch={reloadInbox} />
+        <FilterSelect id="status" label={t.show} filter={store.statusFilter} options={{ OPEN: t.open, CLOSED: t.closed }} onChange={reloadInbox} />
+        <FilterSelect id="assignee-filter" label={t.assigned} filter={store.assigneeFilter} options={{ all: t.anyone, me: t.mine }} onChange={reloadInbox} />
+        <SearchBox id="search" label={t.search} placeholder={t.searchConversations} text={store.search} onSearch={reloadInbox} />
       </div>
-      <ul id="conversations" aria-label="Conversations">
+      <ul id="conversations" aria-label={t.conversations}>
         {list.map((c) => (
           <ConversationEntry key={c.id} conversation={c} current={c.id === store.selectedId.value} />
         ))}
       </ul>
-      {list.length === 0 && <p class="muted">No conversations.</p>}
+      {list.length === 0 && <p class="muted">{t.noConversations}</p>}
       {list.length < store.total.value && (
         <button type="button" onClick={() => void store.loadConversations(true)}>
-          Show more
+          {t.showMore}
         </button>
       )}
     </section>
@@ -196,7 +219,7 @@ function ConversationEntry({ conversation: c, current }: { conversation: Convers
         <span class="who">{visitorLabel(c)}</span>
         {c.unreadCount > 0 && <span class="badge">{` (${c.unreadCount})`}</span>}
         {c.lastMessage && <span class="last">{` · ${c.lastMessage.body.slice(0, 60)}`}</span>}
-        {c.assignee && <span class="last">{` · ${c.assignee.name || 'assigned'}`}</span>}
+        {c.assignee && <span class="last">{` · ${c.assignee.name || t.assignedShort}`}</span>}
       </button>
     </li>
   );
@@ -227,44 +250,44 @@ function ConversationView() {
     <section class="box conversation" aria-labelledby="title">
       <div class="head">
         <button type="button" class="back" onClick={back}>
-          Back to conversations
+          {t.backToConversations}
         </button>
         <h2 id="title">{visitorLabel(c)}</h2>
       </div>
       <p id="assignment">
-        <span id="assignee">{c.assignee ? `Assigned to ${c.assignee.name || 'a member'}` : 'Unassigned'}</span>{' '}
+        <span id="assignee">{c.assignee ? t.assignedTo(c.assignee.name) : t.unassigned}</span>{' '}
         {me.value && c.assignee?.userId !== me.value.id && (
           <button type="button" onClick={() => void assign(me.value!.id)}>
-            Assign to me
+            {t.assignToMe}
           </button>
         )}{' '}
         {c.assignee && (
           <button type="button" onClick={() => void assign(null)}>
-            Unassign
+            {t.unassign}
           </button>
         )}
       </p>
       <div class="split">
         <div class="thread">
           <span id="from-VISITOR" hidden>
-            From the visitor
+            {t.fromVisitor}
           </span>
           <span id="from-AGENT" hidden>
-            From the team
+            {t.fromTeam}
           </span>
-          <div class="log" role="log" aria-live="polite" aria-label="Messages" ref={logRef} tabIndex={0}>
+          <div class="log" role="log" aria-live="polite" aria-label={t.messages} ref={logRef} tabIndex={0}>
             <ol id="messages">
               {messages.map((m) => (
-                <li key={m.id} class={m.sender} data-sender={m.sender} title={new Date(m.createdAt).toLocaleString()} aria-describedby={`from-${m.sender}`} data-seen={m.id === lastSeen ? 'Seen' : undefined}>
+                <li key={m.id} class={m.sender} data-sender={m.sender} title={new Date(m.createdAt).toLocaleString()} aria-describedby={`from-${m.sender}`} data-seen={m.id === lastSeen ? t.seen : undefined}>
                   {m.body}
                 </li>
               ))}
             </ol>
           </div>
           <p id="typing" class="muted" aria-live="polite">
-            {typingNow ? `${typingNow} is typing…` : ''}
+            {typingNow ? t.isTyping(typingNow) : ''}
           </p>
-          {c.status === 'OPEN' ? <Reply /> : <p class="muted">This conversation is closed.</p>}
+          {c.status === 'OPEN' ? <Reply /> : <p class="muted">{t.conversationClosed}</p>}
         </div>
         <VisitorPanel conversation={c} />
       </div>
@@ -283,7 +306,7 @@ function Reply() {
   return (
     <>
       <form id="reply" class="row" onSubmit={send}>
-        <label for="body">Reply</label>
+        <label for="body">{t.reply}</label>
         <textarea
           id="body"
           rows={2}
@@ -297,10 +320,10 @@ function Reply() {
             if (e.key === 'Enter' && !e.shiftKey) void send(e);
           }}
         />
-        <button type="submit">Send</button>
+        <button type="submit">{t.send}</button>
       </form>
       <details class="close">
-        <summary>Close conversation…</summary>
+        <summary>{t.closeConversationMore}</summary>
         <form
           id="close"
           onSubmit={async (e) => {
@@ -308,9 +331,9 @@ function Reply() {
             if (await store.closeConversation(closing)) setClosing('');
           }}
         >
-          <label for="closing-message">Closing message to the visitor (optional)</label>
+          <label for="closing-message">{t.closingMessage}</label>
           <textarea id="closing-message" rows={2} maxLength={2000} value={closing} onInput={(e) => setClosing((e.currentTarget).value)} />
-          <button type="submit">Close conversation</button>
+          <button type="submit">{t.closeConversation}</button>
         </form>
       </details>
     </>
@@ -323,25 +346,26 @@ function VisitorPanel({ conversation: c }: { conversation: Conversation }) {
   const v = c.visitor;
   return (
     <aside class="visitor" aria-labelledby="visitor-title">
-      <h3 id="visitor-title">Visitor</h3>
+      <h3 id="visitor-title">{t.visitor}</h3>
       <dl>
-        <dt>Name</dt>
+        <dt>{t.name}</dt>
         <dd id="visitor-name">
-          {v.name ?? '—'} {v.verified && <span class="verified">verified</span>}
+          {v.name ?? '—'} {v.verified && <span class="verified">{t.verified}</span>}
         </dd>
-        <dt>E-mail</dt>
+        <dt>{t.email}</dt>
         <dd id="visitor-email">{v.email ?? '—'}</dd>
-        <dt>Page</dt>
+        <dt>{t.page}</dt>
         <dd id="visitor-page">{c.pageUrl ?? '—'}</dd>
-        <dt>Locale</dt>
+        <dt>{t.locale}</dt>
         <dd id="visitor-locale">{c.locale ?? '—'}</dd>
-        <dt>First seen</dt>
+        <dt>{t.firstSeen}</dt>
         <dd>{when(c.createdAt)}</dd>
-        <dt>Last activity</dt>
+        <dt>{t.lastActivity}</dt>
         <dd>{when(c.lastActivityAt)}</dd>
-        <dt>Status</dt>
-        <dd id="visitor-status">{c.status === 'OPEN' ? 'open' : 'closed'}</dd>
+        <dt>{t.state}</dt>
+        <dd id="visitor-status">{c.status === 'OPEN' ? t.openLower : t.closedLower}</dd>
       </dl>
+      <PersonPanel keys={{ externalId: v.verified ? v.externalId : null, email: v.email, visitorSessionId: v.sessionId }} current={c.id} />
     </aside>
   );
 }

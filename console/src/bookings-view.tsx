@@ -4,6 +4,7 @@ import type { Booking } from './bookings.js';
 import { hrefOf, navigate, route } from './router.js';
 import { t } from './strings.js';
 import { drafts, FilterSelect } from './widgets.js';
+import { PersonPanel } from './person-panel.js';
 
 export function BookingsView() {
   const id = route.value.id;
@@ -130,6 +131,8 @@ function BookingDetail({ id }: { id: string }) {
         )}
       </dl>
       {b.status === 'PENDING' && <Answer booking={b} />}
+      {b.status === 'CONFIRMED' && <Reschedule booking={b} />}
+      <PersonPanel keys={{ externalId: b.externalId, email: b.visitorEmail, visitorSessionId: b.visitorSessionId }} current={b.id} />
     </section>
   );
 }
@@ -210,5 +213,50 @@ function Answer({ booking }: { booking: Booking }) {
         </button>
       </form>
     </div>
+  );
+}
+
+/** Moves a confirmed appointment to another time of the plugin's zone; an overlap or a time outside the rules is said beside the field. */
+function Reschedule({ booking }: { booking: Booking }) {
+  const [time, setTime] = useState('');
+  const [problem, setProblem] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [moved, setMoved] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setMoved(false);
+    const outcome = await bookings.answer(booking.id, { rescheduleAt: time });
+    setBusy(false);
+    setMoved(outcome.ok);
+    setProblem(outcome.ok ? '' : (outcome.issues[0]?.message ?? outcome.message));
+    if (outcome.ok) setTime('');
+  };
+  return (
+    <form id="reschedule" class="stack" onSubmit={submit}>
+      <label for="reschedule-time">{t.rescheduleTo(bookings.zone.value)}</label>
+      <input
+        id="reschedule-time"
+        type="datetime-local"
+        value={time}
+        aria-invalid={problem ? 'true' : undefined}
+        aria-describedby={problem ? 'reschedule-problem' : undefined}
+        onInput={(e) => {
+          setTime(e.currentTarget.value);
+          setMoved(false);
+        }}
+      />
+      {problem && (
+        <p id="reschedule-problem" class="field-error">
+          {problem}
+        </p>
+      )}
+      <button type="submit" disabled={busy}>
+        {t.reschedule}
+      </button>
+      <p role="status" class="muted">
+        {moved ? t.rescheduled : ''}
+      </p>
+    </form>
   );
 }

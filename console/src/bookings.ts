@@ -4,6 +4,7 @@ import { ApiError, type FieldIssue, type Page } from './api.js';
 import { alert } from './alerts.js';
 import { call, error, socketHooks, whenSynced, workspaceId, ws } from './store.js';
 import { language, t } from './strings.js';
+import { route } from './router.js';
 
 /** The admin API's appointment (`StaffAppointment` in the OpenAPI document). */
 export interface Booking {
@@ -17,6 +18,8 @@ export interface Booking {
   visitorEmail: string;
   visitorPhone: string | null;
   visitorMessage: string | null;
+  visitorSessionId: string | null;
+  externalId: string | null;
 }
 
 export type AgendaSpan = 'day' | 'week';
@@ -50,15 +53,19 @@ export function moveAgenda(step: -1 | 0 | 1): void {
   void loadAgenda();
 }
 
+/** The queue and the agenda; the agenda's days are the plugin zone's, so it waits for the zone, the queue does not. */
 export async function loadBookings(): Promise<void> {
   if (!workspaceId.value) return;
-  try {
-    const settings = await call<{ timezone: string }>('GET', `${ws()}/plugins/appointments`);
-    zone.value = settings.timezone || 'UTC';
-  } catch (err) {
-    report(err);
-  }
-  await Promise.all([loadPending(), loadAgenda()]);
+  const zoneThenAgenda = async () => {
+    try {
+      const settings = await call<{ timezone: string }>('GET', `${ws()}/plugins/appointments`);
+      zone.value = settings.timezone || 'UTC';
+    } catch (err) {
+      report(err);
+    }
+    await loadAgenda();
+  };
+  await Promise.all([loadPending(), zoneThenAgenda()]);
 }
 
 export async function loadPending(): Promise<void> {
@@ -101,16 +108,19 @@ export async function select(id: string | null): Promise<void> {
 export type Outcome = { ok: true } | { ok: false; issues: FieldIssue[]; message: string };
 
 /**
- * Confirm (at the requested time, or at `localTime`, a wall-clock time of the plugin's zone) or decline with a
- * note. A refusal (the slot overlaps another confirmed appointment: 409) comes back in words for the form.
+ * Confirm (at the requested time, or at `confirmAt`, a wall-clock time of the plugin's zone), decline with a
+ * note, or move a confirmed appointment (`rescheduleAt`, a wall-clock time too). A refusal (the slot overlaps another confirmed appointment: 409) comes back in words for the form.
  */
-export async function answer(id: string, action: { confirmAt?: string | null } | { declineReason: string }): Promise<Outcome> {
+export async function answer(id: string, action: { confirmAt?: string | null } | { declineReason: string } | { rescheduleAt: string }): Promise<Outcome> {
   const path = `${ws()}/appointments/${encodeURIComponent(id)}`;
+  const instant = (local: string) => DateTime.fromISO(local, { zone: zone.value }).toISO();
   try {
     const stored =
       'declineReason' in action
         ? await call<Booking>('POST', `${path}/decline`, { reason: action.declineReason.trim() || null })
-        : await call<Booking>('POST', `${path}/confirm`, action.confirmAt ? { scheduledAt: DateTime.fromISO(action.confirmAt, { zone: zone.value }).toISO() } : {});
+        : 'rescheduleAt' in action
+          ? await call<Booking>('POST', `${path}/reschedule`, { scheduledAt: action.rescheduleAt ? instant(action.rescheduleAt) : '' })
+          : await call<Booking>('POST', `${path}/confirm`, action.confirmAt ? { scheduledAt: instant(action.confirmAt) } : {});
     batch(() => {
       selected.value = stored;
       pending.value = pending.value.filter((b) => b.id !== id);
@@ -138,7 +148,8 @@ function report(err: unknown): void {
 }
 
 socketHooks.push((socket) => {
-  socket.on('connect', () => void loadBookings());
+  // A (re)connect catches up on what the view shows; elsewhere only the queue, which is the badge.
+  socket.on('connect', () => void (route.value.section === 'bookings' ? loadBookings() : loadPending()));
   socket.on('appointment.requested', (event) =>
     whenSynced(() => {
       void loadPending();

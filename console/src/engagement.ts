@@ -1,6 +1,7 @@
 import { signal } from '@preact/signals';
 import type { TypingChanged } from '../../src/realtime/events.js';
 import * as store from './store.js';
+import { t } from './strings.js';
 
 /**
  * Assignment, typing indicators and read status in the console, wired onto the store's socket. Typing is
@@ -11,7 +12,7 @@ const TYPING_REPEAT_MS = 2_000;
 const TYPING_IDLE_MS = 3_000;
 
 /** The logged-in member (for "Assign to me" and to hide one's own typing from other tabs). */
-export const me = signal<{ id: string; name: string } | null>(null);
+export const me = signal<{ id: string; name: string; email: string } | null>(null);
 /** conversationId -> who types there now. */
 export const typing = signal<Record<string, string>>({});
 
@@ -30,7 +31,7 @@ function setTyping(conversationId: string, who: string | null): void {
 
 function onTyping(event: TypingChanged): void {
   if (event.sender === 'AGENT' && event.userId === me.value?.id) return;
-  const who = event.sender === 'VISITOR' ? 'The visitor' : event.agentName || 'A colleague';
+  const who = event.sender === 'VISITOR' ? t.theVisitor : event.agentName || t.aColleague;
   setTyping(event.conversationId, event.typing ? who : null);
 }
 
@@ -55,7 +56,7 @@ store.socketHooks.push((socket) => {
 
 export async function loadMe(): Promise<void> {
   try {
-    me.value = await store.call<{ id: string; name: string }>('GET', '/admin/me');
+    me.value = await store.call<{ id: string; name: string; email: string }>('GET', '/admin/me');
   } catch {
     /* the store reports session trouble */
   }

@@ -4,13 +4,18 @@ import { computed, signal } from '@preact/signals';
  * The team app's views live in the URL's hash (`#/submissions/<id>`): links from mails open the right view,
  * the browser's back button works, and nothing of the route (ids, one-time tokens) reaches a server log.
  */
-export type Section = 'chats' | 'submissions' | 'bookings';
-export const SECTIONS: Section[] = ['chats', 'submissions', 'bookings'];
+export type Section = 'chats' | 'submissions' | 'bookings' | 'team' | 'account';
+export const SECTIONS: Section[] = ['chats', 'submissions', 'bookings', 'team', 'account'];
 
-function parse(hash: string): { section: Section; id: string | null } {
+/** Pages a mail's link or the login form opens: shown whether or not someone is logged in. */
+export type PublicPage = 'invitation' | 'reset-password' | 'forgot-password';
+const PUBLIC_PAGES: PublicPage[] = ['invitation', 'reset-password', 'forgot-password'];
+
+function parse(hash: string): { section: Section; page: PublicPage | null; id: string | null } {
   const [head, id] = hash.replace(/^#\/?/, '').split('/');
   const section = SECTIONS.find((s) => s === head) ?? 'chats';
-  return { section, id: id ? decodeURIComponent(id) : null };
+  const page = PUBLIC_PAGES.find((p) => p === head) ?? null;
+  return { section, page, id: id ? decodeURIComponent(id) : null };
 }
 
 const hash = signal(typeof location === 'undefined' ? '' : location.hash);
@@ -18,9 +23,9 @@ if (typeof window !== 'undefined') window.addEventListener('hashchange', () => (
 
 export const route = computed(() => parse(hash.value));
 
-export const hrefOf = (section: Section, id?: string | null) => `#/${section}${id ? `/${encodeURIComponent(id)}` : ''}`;
+export const hrefOf = (section: Section | PublicPage, id?: string | null) => `#/${section}${id ? `/${encodeURIComponent(id)}` : ''}`;
 
-export function navigate(section: Section, id?: string | null): void {
+export function navigate(section: Section | PublicPage, id?: string | null): void {
   const next = hrefOf(section, id);
   if (location.hash !== next) location.hash = next;
 }

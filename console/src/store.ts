@@ -4,11 +4,12 @@ import type { AgentServerEvents, ChatMessage, ClientEvents, ConversationStatus, 
 import { NAMESPACES } from '../../src/realtime/events.js';
 import { api, ApiError, storeToken, storedToken, visitorLabel, type Conversation, type Page, type Workspace } from './api.js';
 import { alert } from './alerts.js';
+import { t } from './strings.js';
 
 /** Largest page of the inbox and of a messages poll (the API's bounds). */
 const LIST_LIMIT = 100;
 const MESSAGES_PAGE = 500;
-const WORKSPACE_KEY = 'hearth.console.workspace';
+export const WORKSPACE_KEY = 'hearth.console.workspace';
 
 export const token = signal<string | null>(storedToken());
 export const workspaces = signal<Workspace[]>([]);
@@ -177,7 +178,10 @@ export async function openConversation(id: string): Promise<void> {
   await catchUp();
   try {
     const fresh = await call<Conversation>('GET', `${ws()}/conversations/${id}`);
-    if (selectedId.value === id) patchInPlace(id, () => ({ ...fresh, unreadCount: 0 }));
+    if (selectedId.value !== id) return;
+    // Opened from elsewhere (a person's other chats) it may be outside the inbox's filter: it joins the list.
+    if (conversations.value.some((c) => c.id === id)) patchInPlace(id, () => ({ ...fresh, unreadCount: 0 }));
+    else conversations.value = [{ ...fresh, unreadCount: 0 }, ...conversations.value];
   } catch (err) {
     report(err);
   }
@@ -320,6 +324,24 @@ function onMessage({ conversationId, message }: MessageCreated): void {
   }
 }
 
+/** After the server ended a socket: reconnect while the member still belongs here, else move on (or out). */
+async function recheck(ended: AgentSocket, id: string): Promise<void> {
+  try {
+    const res = await call<{ items: Workspace[] }>('GET', '/admin/workspaces');
+    workspaces.value = res.items;
+    if (socket !== ended) return;
+    if (res.items.some((w) => w.id === id)) ended.connect();
+    else {
+      // Removed from this workspace: on to another one, or out when none is left (the session ends with it).
+      if (res.items[0]) pickWorkspace(res.items[0].id);
+      else logout();
+      error.value = t.noLongerMember;
+    }
+  } catch {
+    // A 401 has logged out already; anything else leaves the console offline until the next action.
+  }
+}
+
 function connect(id: string): void {
   const next: Socket<AgentServerEvents, ClientEvents> = io(NAMESPACES.agent, { auth: { token: token.value, workspaceId: id } });
   socket = next;
@@ -330,8 +352,8 @@ function connect(id: string): void {
   });
   next.on('disconnect', (reason) => {
     live.value = 'offline';
-    // A disconnect by the server (session ended) is not retried by the client: check the session, then retry.
-    if (reason === 'io server disconnect') void call('GET', '/admin/workspaces').then(() => socket === next && next.connect(), () => undefined);
+    // The server disconnects when the session ended (a 401 below logs out) or the membership did: check both.
+    if (reason === 'io server disconnect') void recheck(next, id);
   });
   next.on('connect_error', () => {
     live.value = 'offline';
@@ -341,7 +363,7 @@ function connect(id: string): void {
   next.on('conversation.created', () =>
     whenSynced(() => {
       refreshSoon();
-      alert('New conversation', 'A visitor started a conversation.', null);
+      alert(t.newConversation, t.newConversationBody, null);
     }),
   );
   next.on('conversation.updated', (payload) =>

@@ -48,6 +48,12 @@ button[type=submit]{background:#1f4fd1;color:#fff}
 .stack{display:flex;flex-direction:column;gap:6px;margin-top:8px;max-width:560px}
 .field-error{color:#9b1c1c;margin:0}
 button.danger{background:#9b1c1c;border-color:#9b1c1c;color:#fff}
+.people{list-style:none;margin:0;padding:0;display:flex;flex-direction:column;gap:8px}
+.people li{display:flex;flex-wrap:wrap;gap:6px 10px;align-items:center;padding:8px 0;border-bottom:1px solid #e3e0d8}
+.people .who{font-weight:600}.people .muted{overflow-wrap:anywhere}.confirm{display:flex;flex-wrap:wrap;gap:6px;align-items:center}
+.person{margin-top:16px;border-top:1px solid #e3e0d8;padding-top:8px}.person h4{margin:8px 0 4px;font-size:.95rem}
+.field{display:flex;flex-direction:column;gap:4px;margin:0}.narrow{max-width:480px}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 h2[tabindex]:focus{outline:none}h2[tabindex]:focus-visible{outline:3px solid #1f4fd1}
 .verified{background:#0b6b3a;color:#fff;border-radius:4px;padding:0 6px;font-size:.85rem}
 @media (max-width:900px){.split{grid-template-columns:1fr}}

@@ -4,6 +4,7 @@ import { hrefOf, navigate, route } from './router.js';
 import { t } from './strings.js';
 import * as submissions from './submissions.js';
 import { drafts, FilterSelect, SearchBox, when } from './widgets.js';
+import { PersonPanel } from './person-panel.js';
 
 export function SubmissionsView() {
   const id = route.value.id;
@@ -127,6 +128,7 @@ function SubmissionDetail({ id }: { id: string }) {
         </section>
       )}
       <AnswerForm id={s.id} to={s.email} />
+      <PersonPanel keys={{ email: s.email }} current={s.id} />
     </section>
   );
 }

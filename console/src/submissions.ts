@@ -3,6 +3,7 @@ import { ApiError, type FieldIssue, type Page } from './api.js';
 import { alert } from './alerts.js';
 import { call, error, socketHooks, whenSynced, workspaceId, ws } from './store.js';
 import { t } from './strings.js';
+import { route } from './router.js';
 
 /** The admin API's submission (`Submission` in the OpenAPI document). */
 export interface Submission {
@@ -41,6 +42,7 @@ export const waiting = signal(0);
 export const detail = signal<SubmissionDetail | null>(null);
 
 let listRequest = 0;
+let listApplied = 0;
 
 export async function loadSubmissions(more = false): Promise<void> {
   if (!workspaceId.value) return;
@@ -50,7 +52,9 @@ export async function loadSubmissions(more = false): Promise<void> {
   if (query.value.trim()) params.set('q', query.value.trim());
   try {
     const res = await call<Page<Submission>>('GET', `${ws()}/submissions?${params}`);
-    if (mine !== listRequest) return;
+    // An answer older than one already shown is stale; an older one that arrives first still paints.
+    if (mine < listApplied) return;
+    listApplied = mine;
     batch(() => {
       list.value = more ? [...list.value, ...res.items.filter((s) => !list.value.some((known) => known.id === s.id))] : res.items;
       total.value = res.pageInfo.total;
@@ -123,14 +127,16 @@ function report(err: unknown): void {
 }
 
 socketHooks.push((socket) => {
+  // The list is fetched where it is shown; every view keeps the badge's count.
+  const shown = () => route.value.section === 'submissions';
   socket.on('connect', () => {
     void countWaiting();
-    void loadSubmissions();
+    if (shown()) void loadSubmissions();
   });
   socket.on('submission.created', (event) =>
     whenSynced(() => {
       void countWaiting();
-      void loadSubmissions();
+      if (shown()) void loadSubmissions();
       alert(t.newSubmission, t.newSubmissionFrom(event.name), `submission-${event.submissionId}`);
     }),
   );

@@ -1,5 +1,6 @@
 import type { Signal } from '@preact/signals';
-import { useRef } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
+import { attempt, type FieldIssue } from './api.js';
 
 /** A labelled select over a signal: picking an option sets it and calls `onChange`. */
 export function FilterSelect<T extends string>(props: { id: string; label: string; filter: Signal<T>; options: Record<T, string>; onChange: () => void }) {
@@ -54,3 +55,69 @@ export const drafts = {
   get: (key: string) => sessionStorage.getItem(`hearth.console.draft.${key}`) ?? '',
   set: (key: string, text: string) => (text ? sessionStorage.setItem(`hearth.console.draft.${key}`, text) : sessionStorage.removeItem(`hearth.console.draft.${key}`)),
 };
+
+/**
+ * A form sent to the server: `run` gets the form's fields; on a 400 each field's problem is kept for its
+ * `Field`, any other refusal for the form's alert. Inputs are left as typed whatever the answer.
+ */
+export function useSubmit<T>(run: (data: FormData) => Promise<T>, onDone: (value: T, form: HTMLFormElement) => void) {
+  const [issues, setIssues] = useState<FieldIssue[]>([]);
+  const [message, setMessage] = useState('');
+  const [busy, setBusy] = useState(false);
+  const onSubmit = async (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    setBusy(true);
+    const outcome = await attempt(() => run(new FormData(form)));
+    setBusy(false);
+    setIssues(outcome.ok ? [] : outcome.issues);
+    setMessage(outcome.ok || outcome.issues.length > 0 ? '' : outcome.message);
+    if (outcome.ok) onDone(outcome.value, form);
+    else form.querySelector<HTMLElement>('[aria-invalid=true]')?.focus();
+  };
+  return { onSubmit, issues, message, busy };
+}
+
+/** A form's fields as text: every control these forms send is a text input or a select. */
+export const text = (data: FormData, name: string) => (data.get(name) as string | null) ?? '';
+
+/** A labelled input whose problem (the server's issue for its `name`) shows beside it and is announced. */
+export function Field(props: {
+  id: string;
+  name: string;
+  label: string;
+  issues: FieldIssue[];
+  type?: 'text' | 'email' | 'password';
+  autocomplete?: string;
+  value?: string;
+}) {
+  const problem = props.issues.find((issue) => issue.path === props.name)?.message;
+  const attributes = {
+    id: props.id,
+    name: props.name,
+    autocomplete: props.autocomplete,
+    defaultValue: props.value,
+    'aria-invalid': problem ? ('true' as const) : undefined,
+    'aria-describedby': problem ? `${props.id}-problem` : undefined,
+  };
+  return (
+    <p class="field">
+      <label for={props.id}>{props.label}</label>
+      {props.type === 'password' ? <input type="password" {...attributes} /> : props.type === 'email' ? <input type="email" {...attributes} /> : <input type="text" {...attributes} />}
+      {problem && (
+        <span id={`${props.id}-problem`} class="field-error">
+          {problem}
+        </span>
+      )}
+    </p>
+  );
+}
+
+/** A form's refusal that belongs to no one field (a conflict, an expired link). */
+export function FormProblem({ id, message }: { id: string; message: string }) {
+  return (
+    <p id={id} role="alert" class="field-error">
+      {message}
+    </p>
+  );
+}

@@ -2,6 +2,8 @@ import type { RouteDef } from '../http/route.js';
 import { healthRoutes } from './health.routes.js';
 import { authRoutes } from '../auth/auth.routes.js';
 import { analyticsConfigRoutes, workspaceRoutes } from '../workspaces/workspaces.routes.js';
+import { memberRoutes } from '../workspaces/members.routes.js';
+import { invitationRoutes } from '../workspaces/invitations.routes.js';
 import { postRoutes, publicPostRoutes } from '../posts/posts.routes.js';
 import { postTypeRoutes } from '../posts/post-types.routes.js';
 import { feedRoutes } from '../posts/feeds.routes.js';
@@ -22,6 +24,8 @@ export const allRoutes: RouteDef[] = [
   ...healthRoutes,
   ...authRoutes,
   ...workspaceRoutes,
+  ...memberRoutes,
+  ...invitationRoutes,
   // Content: the public reads, then the admin side (the order of the OpenAPI document).
   ...publicPostRoutes,
   ...feedRoutes,

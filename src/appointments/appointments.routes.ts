@@ -135,7 +135,7 @@ export const appointmentsRoutes: RouteDef[] = [
     role: 'owner',
     params: workspaceIdParams,
     body: appointmentSettingsBody,
-    responses: { 200: { description: 'Stored settings.', schema: appointmentSettingsSchema }, 400: 'Invalid setting.', 403: 'Agents may not change settings.' },
+    responses: { 200: { description: 'Stored settings.', schema: appointmentSettingsSchema }, 400: 'Invalid setting.', 403: 'Agents and editors may not change settings.' },
     handle: async ({ deps, workspace, body }) => ({ body: toSettingsView(await putSettings(deps, workspace.id, body)) }),
   }),
   route({

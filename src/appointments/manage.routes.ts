@@ -118,7 +118,7 @@ export const manageRoutes: RouteDef[] = [
     role: 'owner',
     params: workspaceIdParams,
     body: bookingRulesBody,
-    responses: { 200: { description: 'Stored rules.', schema: bookingRulesSchema }, 400: 'Invalid rule.', 403: 'Agents may not change rules.' },
+    responses: { 200: { description: 'Stored rules.', schema: bookingRulesSchema }, 400: 'Invalid rule.', 403: 'Agents and editors may not change rules.' },
     handle: async ({ deps, workspace, body }) => ({ body: await putBookingRules(deps, workspace.id, body) }),
   }),
   route({

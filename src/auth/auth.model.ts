@@ -1,5 +1,6 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel, nullOnDuplicate } from '../db/mongo.js';
+import { documentWrites } from '../db/document-locks.js';
 import { isObjectIdHex } from '../shared/ids.js';
 
 export interface User {
@@ -48,6 +49,8 @@ const sessionSchema = new Schema<SessionDoc>(
 );
 // Every admin request resolves its bearer token by hash.
 sessionSchema.index({ tokenHash: 1 }, { unique: true });
+// A password change or reset, and a user's last membership ending, revoke every session of the user.
+sessionSchema.index({ userId: 1 });
 
 const Users = defineModel('User', userSchema);
 const Sessions = defineModel('Session', sessionSchema);
@@ -56,6 +59,7 @@ const toUser = (doc: UserDoc): User => ({ id: doc._id.toHexString(), email: doc.
 
 export function userStore(db: Connection) {
   const model = Users(db);
+  const guarded = documentWrites(model);
   return {
     /** null when the e-mail is taken. */
     async create(input: { email: string; name: string; passwordHash: string; isOperator: boolean }): Promise<User | null> {
@@ -76,6 +80,23 @@ export function userStore(db: Connection) {
       const doc = await model.findById(id).lean<UserDoc>();
       return doc ? toUser(doc) : null;
     },
+    async byIdWithHash(id: string): Promise<(User & { passwordHash: string }) | null> {
+      if (!isObjectIdHex(id)) return null;
+      const doc = await model.findById(id).lean<UserDoc>();
+      return doc ? { ...toUser(doc), passwordHash: doc.passwordHash } : null;
+    },
+    async byIds(ids: string[]): Promise<User[]> {
+      const valid = ids.filter(isObjectIdHex);
+      if (valid.length === 0) return [];
+      const docs = await model.find({ _id: { $in: valid.map((id) => new Types.ObjectId(id)) } }).lean<UserDoc[]>();
+      return docs.map(toUser);
+    },
+    /** False when no user has this id. */
+    async setPasswordHash(id: string, passwordHash: string): Promise<boolean> {
+      if (!isObjectIdHex(id)) return false;
+      const result = await guarded.write(id, () => model.updateOne({ _id: id }, { $set: { passwordHash } }));
+      return result.matchedCount === 1;
+    },
   };
 }
 
@@ -93,6 +114,17 @@ export function sessionStore(db: Connection) {
     async revoke(tokenHash: string, at: Date): Promise<string | null> {
       const doc = await model.findOneAndUpdate({ tokenHash }, { $set: { revokedAt: at } }).lean<SessionDoc>();
       return doc ? doc._id.toHexString() : null;
+    },
+    /**
+     * Revokes every session of the user not revoked yet, but the one with id `except`; answers the ids it
+     * revoked (their sockets' rooms). Only `revokedAt` is ever written, always to a time: two revocations
+     * meeting on one session lose nothing.
+     */
+    async revokeAllOf(userId: string, at: Date, except?: string): Promise<string[]> {
+      const docs = await model.find({ userId: new Types.ObjectId(userId), revokedAt: null }, { _id: 1 }).lean<Pick<SessionDoc, '_id'>[]>();
+      const ids = docs.map((doc) => doc._id).filter((id) => id.toHexString() !== except);
+      if (ids.length > 0) await model.updateMany({ _id: { $in: ids } }, { $set: { revokedAt: at } });
+      return ids.map((id) => id.toHexString());
     },
   };
 }

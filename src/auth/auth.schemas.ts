@@ -11,3 +11,18 @@ export const createUserBody = z.object({
   name: z.string().trim().min(1).max(120),
   password: z.string().min(8, 'must be at least 8 characters').max(1000),
 });
+
+/** What a login answers (and accepting an invitation): a session token for `Authorization: Bearer`, and its user. */
+export const sessionSchema = z.object({ token: z.string(), user: userSchema }).meta({ id: 'Session' });
+
+/** A new password: 8 to 1000 characters. */
+export const newPasswordSchema = z.string().min(8, 'must be at least 8 characters').max(1000);
+
+/** A one-time token from a mailed link (invitation, password reset). */
+export const linkTokenSchema = z.string().min(1).max(200);
+
+export const changePasswordBody = z.object({ currentPassword: z.string().min(1).max(1000), newPassword: newPasswordSchema });
+
+export const passwordResetBody = z.object({ email: z.email().max(320) });
+
+export const completePasswordResetBody = z.object({ token: linkTokenSchema, password: newPasswordSchema });

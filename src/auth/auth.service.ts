@@ -18,7 +18,18 @@ const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$' + 'A'.repeat(86);
  * same way, so the answers and their timing do not tell which e-mails exist.
  */
 export async function login(deps: Deps, email: string, password: string, clientIp: string): Promise<{ token: string; user: User }> {
-  const { LOGIN_MAX_FAILURES, LOGIN_FAILURE_WINDOW_MINUTES, SESSION_TTL_HOURS } = deps.config;
+  const user = await checkAccountPassword(deps, email, password, clientIp);
+  if (!user) throw fail('invalid_credentials');
+  return openSession(deps, user);
+}
+
+/**
+ * The account of `email` when `password` is its password, else null; counted as a login attempt (see
+ * `login`): a password typed anywhere else (accepting an invitation as an existing account, changing one's
+ * password) shares the login's failure budget, and past it answers 429 `login_rate_limited` as login does.
+ */
+export async function checkAccountPassword(deps: Deps, email: string, password: string, clientIp: string): Promise<User | null> {
+  const { LOGIN_MAX_FAILURES, LOGIN_FAILURE_WINDOW_MINUTES } = deps.config;
   const windowMs = LOGIN_FAILURE_WINDOW_MINUTES * 60_000;
   const tallies = await Promise.all(
     [`email:${sha256Hex(email.toLowerCase())}`, `ip:${clientIp}`].map((subject) => openAttempt(deps, subject, windowMs)),
@@ -35,14 +46,18 @@ export async function login(deps: Deps, email: string, password: string, clientI
   const valid = await verifyPassword(password, found?.passwordHash ?? DUMMY_HASH);
   if (!found || !valid) {
     refuseWhenOver((tally) => tally.earlierFailures + 1);
-    throw fail('invalid_credentials');
+    return null;
   }
   await Promise.all(tallies.map((tally) => deps.counters.hit(successKey(tally.subject), Math.max(1, tally.resetInMs))));
-
-  const token = randomToken('hs_');
-  const expiresAt = new Date(deps.clock.now().getTime() + SESSION_TTL_HOURS * 3_600_000);
-  await sessionStore(deps.db).create(sha256Hex(token), found.id, expiresAt);
   const { passwordHash: _hash, ...user } = found;
+  return user;
+}
+
+/** A new session of the user: the answer of a login (and of accepting an invitation). */
+export async function openSession(deps: Deps, user: User): Promise<{ token: string; user: User }> {
+  const token = randomToken('hs_');
+  const expiresAt = new Date(deps.clock.now().getTime() + deps.config.SESSION_TTL_HOURS * 3_600_000);
+  await sessionStore(deps.db).create(sha256Hex(token), user.id, expiresAt);
   return { token, user };
 }
 
@@ -72,6 +87,16 @@ export async function logout(deps: Deps, token: string): Promise<void> {
   await deps.cache.invalidateSession(sha256Hex(token));
   // With Redis the adapter relays the disconnect to the sockets of every node.
   if (sessionId) deps.realtime.io.of(NAMESPACES.agent).in(rooms.session(sessionId)).disconnectSockets(true);
+}
+
+/**
+ * Ends every session of the user but `exceptSessionId`, on every node: their tokens answer 401 at once
+ * (the remembered sessions go with the user's tag) and their agent consoles disconnect.
+ */
+export async function revokeSessionsOf(deps: Deps, userId: string, exceptSessionId?: string): Promise<void> {
+  const revoked = await sessionStore(deps.db).revokeAllOf(userId, deps.clock.now(), exceptSessionId);
+  await deps.cache.invalidateUser(userId);
+  if (revoked.length > 0) deps.realtime.io.of(NAMESPACES.agent).in(revoked.map(rooms.session)).disconnectSockets(true);
 }
 
 export async function resolveSession(deps: Deps, token: string): Promise<User | null> {
@@ -119,6 +144,11 @@ export function requireOperator(user: User): void {
 
 export function findUser(deps: Deps, userId: string): Promise<User | null> {
   return userStore(deps.db).byId(userId);
+}
+
+/** The users of these ids that exist, in no particular order. */
+export function findUsers(deps: Deps, userIds: string[]): Promise<User[]> {
+  return userStore(deps.db).byIds(userIds);
 }
 
 export async function findUserByEmail(deps: Deps, email: string): Promise<User | null> {

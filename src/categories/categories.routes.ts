@@ -7,7 +7,7 @@ import { createCategory, deleteCategory, listCategories, updateCategory } from '
 // `GET /external/categories` lists the categories that published posts use: a view of posts, declared with them.
 
 const adminTags = ['Content'];
-const OWNER_ONLY = 'Owners and operators only (agents: 403).';
+const EDITORS_ONLY = 'Editors, owners and operators only (agents: 403).';
 
 export const categoryRoutes: RouteDef[] = [
   route({
@@ -24,10 +24,10 @@ export const categoryRoutes: RouteDef[] = [
     method: 'post',
     path: '/admin/workspaces/:wid/categories',
     summary: 'Create a category',
-    description: `${SLUG_RULE} ${OWNER_ONLY}`,
+    description: `${SLUG_RULE} ${EDITORS_ONLY}`,
     tags: adminTags,
     auth: 'member',
-    role: 'owner',
+    role: 'editor',
     params: widParams,
     body: createCategoryBody,
     responses: { 201: { description: 'Created.', schema: categorySchema }, 400: 'Invalid body.', 409: 'Slug taken.' },
@@ -37,10 +37,10 @@ export const categoryRoutes: RouteDef[] = [
     method: 'patch',
     path: '/admin/workspaces/:wid/categories/:cid',
     summary: 'Rename a category',
-    description: `Takes effect publicly at once (categories are not drafted). ${SLUG_RULE} ${OWNER_ONLY}`,
+    description: `Takes effect publicly at once (categories are not drafted). ${SLUG_RULE} ${EDITORS_ONLY}`,
     tags: adminTags,
     auth: 'member',
-    role: 'owner',
+    role: 'editor',
     params: categoryParams,
     body: patchCategoryBody,
     responses: { 200: { description: 'Updated.', schema: categorySchema }, 400: 'Invalid body.', 404: 'No such category.', 409: 'Slug taken.' },
@@ -50,10 +50,10 @@ export const categoryRoutes: RouteDef[] = [
     method: 'delete',
     path: '/admin/workspaces/:wid/categories/:cid',
     summary: 'Delete a category',
-    description: `Posts that used it answer \`category: null\` from then on. ${OWNER_ONLY}`,
+    description: `Posts that used it answer \`category: null\` from then on. ${EDITORS_ONLY}`,
     tags: adminTags,
     auth: 'member',
-    role: 'owner',
+    role: 'editor',
     params: categoryParams,
     responses: { 204: 'Deleted.', 404: 'No such category.' },
     handle: async ({ deps, workspace, params }) => {

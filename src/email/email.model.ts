@@ -1,6 +1,6 @@
-import { Schema, Types, type Connection } from 'mongoose';
+import { Schema, Types, type Connection, type Model } from 'mongoose';
 import { defineModel, nullOnDuplicate } from '../db/mongo.js';
-import { tenantScope } from '../db/tenant-store.js';
+import { tenantScope, type TenantDoc } from '../db/tenant-store.js';
 import { isObjectIdHex } from '../shared/ids.js';
 
 /**
@@ -19,7 +19,8 @@ export interface MailAttachment {
 
 export interface OutboxEmail {
   id: string;
-  workspaceId: string;
+  /** null for an account mail (a password reset): no workspace's outbox lists it. */
+  workspaceId: string | null;
   to: string;
   subject: string;
   text: string;
@@ -31,18 +32,20 @@ export interface OutboxEmail {
   nextAttemptAt: Date | null;
   sentAt: Date | null;
   messageId: string | null;
+  /** The body carries a secret (a one-time link): it is blanked once the mail is settled (sent or failed). */
+  sensitive: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
 
 interface EmailDoc extends Omit<OutboxEmail, 'id' | 'workspaceId'> {
   _id: Types.ObjectId;
-  workspaceId: Types.ObjectId;
+  workspaceId: Types.ObjectId | null;
 }
 
 const emailSchema = new Schema<EmailDoc>(
   {
-    workspaceId: { type: Schema.Types.ObjectId, required: true },
+    workspaceId: { type: Schema.Types.ObjectId, default: null },
     to: { type: String, required: true },
     subject: { type: String, required: true },
     text: { type: String, required: true },
@@ -54,6 +57,7 @@ const emailSchema = new Schema<EmailDoc>(
     nextAttemptAt: { type: Date, default: null },
     sentAt: { type: Date, default: null },
     messageId: { type: String, default: null },
+    sensitive: { type: Boolean, default: false },
   },
   { timestamps: true, collection: 'email_outbox' },
 );
@@ -64,11 +68,14 @@ emailSchema.index({ state: 1 });
 
 const Emails = defineModel('EmailOutbox', emailSchema);
 
+/** What a settled sensitive mail keeps of its body. */
+const REDACTED = '(removed once settled: it carried a one-time link)';
+
 function toEmail(doc: EmailDoc): OutboxEmail {
   const { _id, ...rest } = doc;
   return {
     id: _id.toHexString(),
-    workspaceId: rest.workspaceId.toHexString(),
+    workspaceId: rest.workspaceId?.toHexString() ?? null,
     to: rest.to,
     subject: rest.subject,
     text: rest.text,
@@ -80,6 +87,7 @@ function toEmail(doc: EmailDoc): OutboxEmail {
     nextAttemptAt: rest.nextAttemptAt ?? null,
     sentAt: rest.sentAt ?? null,
     messageId: rest.messageId ?? null,
+    sensitive: rest.sensitive ?? false,
     createdAt: rest.createdAt,
     updatedAt: rest.updatedAt,
   };
@@ -87,12 +95,13 @@ function toEmail(doc: EmailDoc): OutboxEmail {
 
 export function emailStore(db: Connection) {
   const model = Emails(db);
-  const tenant = tenantScope(model);
+  // Listed per workspace only: the filter names the workspace, so an account mail (no workspace) is never listed.
+  const tenant = tenantScope(model as unknown as Model<EmailDoc & TenantDoc>);
   return {
     /** With `id`, a mail of that id already in the outbox makes this a no-op (null): the unique `_id` decides. */
     async create(
-      workspaceId: string,
-      input: { to: string; subject: string; text: string; html: string; attachments?: MailAttachment[]; state: EmailState },
+      workspaceId: string | null,
+      input: { to: string; subject: string; text: string; html: string; attachments?: MailAttachment[]; state: EmailState; sensitive?: boolean },
       id?: string,
     ): Promise<OutboxEmail | null> {
       const created = await nullOnDuplicate(() =>
@@ -100,7 +109,8 @@ export function emailStore(db: Connection) {
           ...(id === undefined ? {} : { _id: new Types.ObjectId(id) }),
           ...input,
           attachments: input.attachments ?? [],
-          workspaceId: new Types.ObjectId(workspaceId),
+          sensitive: input.sensitive ?? false,
+          workspaceId: workspaceId === null ? null : new Types.ObjectId(workspaceId),
           attempts: 0,
           lastError: null,
           nextAttemptAt: null,
@@ -132,8 +142,9 @@ export function emailStore(db: Connection) {
     },
     async recordAttempt(
       id: string,
-      outcome: { state: EmailState; error: string | null; nextAttemptAt: Date | null; sentAt?: Date | null; messageId?: string | null },
+      outcome: { state: EmailState; error: string | null; nextAttemptAt: Date | null; sentAt?: Date | null; messageId?: string | null; redact?: boolean },
     ): Promise<void> {
+      const redacted = outcome.redact ? { text: REDACTED, html: '' } : {};
       await tenant.write(id, () =>
         model.updateOne(
           { _id: id },
@@ -145,6 +156,7 @@ export function emailStore(db: Connection) {
               nextAttemptAt: outcome.nextAttemptAt,
               sentAt: outcome.sentAt ?? null,
               messageId: outcome.messageId ?? null,
+              ...redacted,
             },
           },
         ),

@@ -1,6 +1,5 @@
 import { route, type RouteDef } from '../http/route.js';
-import { workspaceIdParams } from '../workspaces/workspaces.schemas.js';
-import { emailListQuery, emailPageSchema } from './email.schemas.js';
+import { emailListQuery, emailPageSchema, workspaceIdParams } from './email.schemas.js';
 import { listEmails } from './email.service.js';
 
 export const emailRoutes: RouteDef[] = [

@@ -23,3 +23,9 @@ export const emailListQuery = z.object({
 });
 
 export const emailPageSchema = z.object({ items: z.array(emailSchema), nextBefore: z.string().nullable() });
+
+/**
+ * The outbox's `:wid`. Declared here, not taken from the workspaces domain: the account mails of `auth/`
+ * and the invitations of `workspaces/` queue through this domain, so it imports neither.
+ */
+export const workspaceIdParams = z.object({ wid: z.string() });

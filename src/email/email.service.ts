@@ -25,11 +25,18 @@ const SEND_CLAIM_WINDOW_MS = 60_000;
  * to retry, and even a storage failure is logged rather than failing the request that caused the mail.
  * Without `SMTP_URL` the mail is kept as `unsent` (and logged); a worker started with SMTP sends it.
  * `onceId` (24 hex digits) makes the mail its id: writers racing to send the same mail store it once.
+ * `workspaceId` null is an account mail (a password reset): kept and sent alike, listed in no workspace's
+ * outbox. `sensitive` (a body holding a one-time link) blanks the stored body once the mail is settled.
  */
-export async function queueEmail(deps: Deps, workspaceId: string, mail: OutgoingMail, options: { onceId?: string } = {}): Promise<void> {
+export async function queueEmail(
+  deps: Deps,
+  workspaceId: string | null,
+  mail: OutgoingMail,
+  options: { onceId?: string; sensitive?: boolean } = {},
+): Promise<void> {
   try {
     const state = deps.config.SMTP_URL ? 'queued' : 'unsent';
-    const email = await emailStore(deps.db).create(workspaceId, { ...mail, state }, options.onceId);
+    const email = await emailStore(deps.db).create(workspaceId, { ...mail, state, sensitive: options.sensitive }, options.onceId);
     // A mail of this `onceId` is in the outbox already: the writer that made it queued it.
     if (!email) return;
     if (state === 'unsent') {
@@ -90,13 +97,20 @@ export async function sendOutboxEmail(deps: Deps, transport: MailTransport | nul
       html: email.html || undefined,
       attachments: email.attachments.length ? email.attachments : undefined,
     });
-    await store.recordAttempt(email.id, { state: 'sent', error: null, nextAttemptAt: null, sentAt: deps.clock.now(), messageId: info.messageId ?? null });
+    await store.recordAttempt(email.id, {
+      state: 'sent',
+      error: null,
+      nextAttemptAt: null,
+      sentAt: deps.clock.now(),
+      messageId: info.messageId ?? null,
+      redact: email.sensitive,
+    });
     return null;
   } catch (error) {
     const failures = email.attempts + 1;
     const message = error instanceof Error ? error.message : String(error);
     if (isPermanent(error) || failures >= EMAIL_MAX_ATTEMPTS) {
-      await store.recordAttempt(email.id, { state: 'failed', error: message, nextAttemptAt: null });
+      await store.recordAttempt(email.id, { state: 'failed', error: message, nextAttemptAt: null, redact: email.sensitive });
       deps.logger.error({ err: error, emailId, attempts: failures }, 'e-mail failed for good');
       return null;
     }

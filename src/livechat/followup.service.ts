@@ -52,7 +52,8 @@ async function tellAbsentTeam(deps: Deps, conversation: ConversationRef, message
   if (count !== 1) return;
   const workspace = await findWorkspace(deps, workspaceId);
   if (!workspace) return;
-  const recipients = [...new Set([...(await memberEmails(deps, workspaceId, 'owner')), ...(await memberEmails(deps, workspaceId, 'agent'))])];
+  // The whole team: every role works chats.
+  const recipients = [...new Set(await memberEmails(deps, workspaceId))];
   // The visitor's name or e-mail may have come with this very message.
   const fresh = await conversationStore(deps.db).byId(workspaceId, id);
   if (!fresh) return;

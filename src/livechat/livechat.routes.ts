@@ -213,7 +213,7 @@ export const liveChatRoutes: RouteDef[] = [
     role: 'owner',
     params: workspaceIdParams,
     body: putSettingsBody,
-    responses: { 200: { description: 'Saved settings.', schema: settingsPutReplySchema }, 400: 'Invalid body.', 403: 'Agents may not change settings.' },
+    responses: { 200: { description: 'Saved settings.', schema: settingsPutReplySchema }, 400: 'Invalid body.', 403: 'Agents and editors may not change settings.' },
     handle: async ({ deps, workspace, body }) => ({ body: await putSettings(deps, workspace.id, body) }),
   }),
   route({
@@ -225,7 +225,7 @@ export const liveChatRoutes: RouteDef[] = [
     auth: 'member',
     role: 'owner',
     params: workspaceIdParams,
-    responses: { 200: { description: 'The new key.', schema: publishableKeyReplySchema }, 403: 'Agents may not rotate keys.' },
+    responses: { 200: { description: 'The new key.', schema: publishableKeyReplySchema }, 403: 'Agents and editors may not rotate keys.' },
     handle: async ({ deps, workspace }) => ({ body: { publishableKey: await rotatePublishableKey(deps, workspace.id) } }),
   }),
 

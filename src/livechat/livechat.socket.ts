@@ -112,7 +112,7 @@ export function registerLiveChatSockets(deps: Deps): void {
   agentNs(deps).on('connection', (socket) => {
     const { workspaceId, teamMember, sessionId, userId, userName } = socket.data;
     const team = teamMember ? [rooms.workspaceTeam(workspaceId)] : [];
-    void socket.join([rooms.workspaceAgents(workspaceId), rooms.session(sessionId), ...team]);
+    void socket.join([rooms.workspaceAgents(workspaceId), rooms.session(sessionId), rooms.member(workspaceId, userId), ...team]);
     watchExpiry(socket);
     const memo = newTypingMemo();
     const agent = { workspaceId, userId, name: userName };
@@ -124,12 +124,26 @@ export function registerLiveChatSockets(deps: Deps): void {
         (error: unknown) => deps.logger.warn({ err: error, workspaceId: agent.workspaceId }, 'live chat: agent typing not relayed'),
       );
     });
-    // A logout between the handshake's check and the join above reached an empty room: check once more.
-    void liveSession(deps, socket.handshake.auth.token as string).then(
-      (session) => void (session ? undefined : socket.disconnect(true)),
+    // A logout or a membership's end between the handshake's check and the join above reached an empty
+    // room: check both once more.
+    void stillAllowed(deps, socket.handshake.auth.token as string, workspaceId).then(
+      (allowed) => void (allowed ? undefined : socket.disconnect(true)),
       (error: unknown) => deps.logger.warn({ err: error }, 'agent session re-check failed'),
     );
   });
+}
+
+/** Whether the session still lives and its user may still work in the workspace. */
+async function stillAllowed(deps: Deps, token: string, workspaceId: string): Promise<boolean> {
+  const session = await liveSession(deps, token);
+  if (!session) return false;
+  try {
+    await accessWorkspace(deps, session.user, workspaceId, 'agent');
+    return true;
+  } catch (error) {
+    if (error instanceof AppError) return false;
+    throw error;
+  }
 }
 
 /**

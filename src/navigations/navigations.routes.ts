@@ -26,7 +26,7 @@ import {
 const external = ['External: content'];
 const adminTags = ['Content'];
 const KEY_401 = 'Missing, unknown, revoked or wrong-kind key.';
-const OWNER_ONLY = 'Owners and operators only (agents: 403).';
+const EDITORS_ONLY = 'Editors, owners and operators only (agents: 403).';
 
 export const publicNavigationRoutes: RouteDef[] = [
   route({
@@ -63,10 +63,10 @@ export const navigationRoutes: RouteDef[] = [
     method: 'post',
     path: '/admin/workspaces/:wid/navigations',
     summary: 'Create a navigation',
-    description: `Emits \`navigation.created\`. \`key\`: lowercase letters, digits, \`-\`, \`_\`. ${OWNER_ONLY}`,
+    description: `Emits \`navigation.created\`. \`key\`: lowercase letters, digits, \`-\`, \`_\`. ${EDITORS_ONLY}`,
     tags: adminTags,
     auth: 'member',
-    role: 'owner',
+    role: 'editor',
     params: widParams,
     body: createNavigationBody,
     responses: { 201: { description: 'Created (no items).', schema: adminNavigationSchema }, 400: 'Invalid body.', 409: 'Key taken.' },
@@ -86,10 +86,10 @@ export const navigationRoutes: RouteDef[] = [
     method: 'patch',
     path: '/admin/workspaces/:wid/navigations/:nid',
     summary: 'Rename or re-key a navigation',
-    description: `Emits \`navigation.updated\` when the key or name changed.\n\n${IF_MATCH_NOTE}\n\n${OWNER_ONLY}`,
+    description: `Emits \`navigation.updated\` when the key or name changed.\n\n${IF_MATCH_NOTE}\n\n${EDITORS_ONLY}`,
     tags: adminTags,
     auth: 'member',
-    role: 'owner',
+    role: 'editor',
     params: navigationParams,
     body: patchNavigationBody,
     responses: { 200: { description: 'Updated.', schema: adminNavigationSchema }, 400: 'Invalid body.', 404: 'No such navigation.', 409: 'Key taken.', 412: VERSION_MISMATCH },
@@ -99,10 +99,10 @@ export const navigationRoutes: RouteDef[] = [
     method: 'delete',
     path: '/admin/workspaces/:wid/navigations/:nid',
     summary: 'Delete a navigation',
-    description: `Emits \`navigation.deleted\`. ${OWNER_ONLY}`,
+    description: `Emits \`navigation.deleted\`. ${EDITORS_ONLY}`,
     tags: adminTags,
     auth: 'member',
-    role: 'owner',
+    role: 'editor',
     params: navigationParams,
     responses: { 204: 'Deleted.', 404: 'No such navigation.' },
     handle: async ({ deps, workspace, params }) => {
@@ -119,11 +119,11 @@ export const navigationRoutes: RouteDef[] = [
       'Each rule failure is a 400 with an issue at `items.<index>.<field>`: CUSTOM_URL needs `customUrl` (absolute http(s), `/path`, `#anchor`, `mailto:` or `tel:`) and at least one label; HEADING needs a label; POST needs `postId` of a post of this workspace; only CUSTOM_URL has `customUrl` and only POST has `postId`; ids unique; `parentId` names another item of the request; no cycles; `position` unique among siblings.',
       `Emits \`navigation.items.replaced\`.`,
       IF_MATCH_NOTE,
-      OWNER_ONLY,
+      EDITORS_ONLY,
     ].join('\n\n'),
     tags: adminTags,
     auth: 'member',
-    role: 'owner',
+    role: 'editor',
     params: navigationParams,
     body: replaceItemsBody,
     responses: { 200: { description: 'The navigation with its stored items (menu order).', schema: adminNavigationSchema }, 400: 'Invalid items.', 404: 'No such navigation.', 412: VERSION_MISMATCH },

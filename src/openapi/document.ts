@@ -242,7 +242,8 @@ function implicitResponses(def: RouteDef): Record<number, string> {
     case 'member':
       implicit[401] = 'Missing (`missing_session`), unknown, expired or revoked session (`invalid_session`).';
       implicit[404] = 'No such workspace, or the caller is not a member of it (`workspace_not_found`): the two are indistinguishable.';
-      if (def.role === 'owner') implicit[403] = 'The caller is an agent of the workspace; this action needs an owner or operator (`forbidden`).';
+      if (def.role === 'owner') implicit[403] = 'The caller is an agent or editor of the workspace; this action needs an owner or operator (`forbidden`).';
+      if (def.role === 'editor') implicit[403] = 'The caller is an agent of the workspace; this action needs an editor, owner or operator (`forbidden`).';
       break;
     default:
       implicit[401] =

@@ -5,7 +5,7 @@ import { createPostTypeBody, postTypeSchema, widParams } from './posts.schemas.j
 import { createPostType, listPostTypes } from './post-types.service.js';
 
 const adminTags = ['Content'];
-const OWNER_ONLY = 'Owners and operators only (agents: 403).';
+const EDITORS_ONLY = 'Editors, owners and operators only (agents: 403).';
 
 export const postTypeRoutes: RouteDef[] = [
   route({
@@ -23,10 +23,10 @@ export const postTypeRoutes: RouteDef[] = [
     method: 'post',
     path: '/admin/workspaces/:wid/post-types',
     summary: 'Create a post type',
-    description: `\`defaultConfig\` becomes the \`customConfig\` of new posts of the type that bring none. \`jsonLdType\` (e.g. \`Recipe\`) makes the posts' \`jsonLd\` a schema.org object of that type. ${SLUG_RULE} ${OWNER_ONLY}`,
+    description: `\`defaultConfig\` becomes the \`customConfig\` of new posts of the type that bring none. \`jsonLdType\` (e.g. \`Recipe\`) makes the posts' \`jsonLd\` a schema.org object of that type. ${SLUG_RULE} ${EDITORS_ONLY}`,
     tags: adminTags,
     auth: 'member',
-    role: 'owner',
+    role: 'editor',
     params: widParams,
     body: createPostTypeBody,
     responses: { 201: { description: 'Created.', schema: postTypeSchema }, 400: 'Invalid body.', 409: 'Slug taken.' },

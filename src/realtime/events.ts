@@ -115,4 +115,6 @@ export const rooms = {
   workspaceTeam: (workspaceId: string) => `workspace-team:${workspaceId}`,
   /** The agent-console sockets opened with one admin session: ended together when it is revoked. */
   session: (sessionId: string) => `session:${sessionId}`,
+  /** One user's agent-console sockets of one workspace: ended together when the membership ends. */
+  member: (workspaceId: string, userId: string) => `member:${workspaceId}:${userId}`,
 };

@@ -52,6 +52,10 @@ export const ERRORS = {
   user_not_found: { status: 404, message: 'No such user.' },
   email_taken: { status: 409, message: 'A user with this e-mail exists.' },
   api_key_not_found: { status: 404, message: 'This workspace has no live API key.' },
+  member_not_found: { status: 404, message: 'No such member of this workspace.' },
+  last_owner: { status: 409, message: 'A workspace keeps at least one owner: make another member owner first.' },
+  already_member: { status: 409, message: 'A user with this e-mail is already a member of this workspace.' },
+  invitation_not_found: { status: 404, message: 'The invitation is unknown, revoked, replaced, already used or expired.' },
 
   // Content
   post_not_found: { status: 404, message: 'No such post.' },

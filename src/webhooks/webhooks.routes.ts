@@ -31,7 +31,7 @@ export const webhooksRoutes: RouteDef[] = [
     responses: {
       200: { description: 'One page of deliveries.', schema: deliveriesPageSchema },
       400: 'Invalid `limit` or `before`.',
-      403: 'Agents may not read webhook settings.',
+      403: 'Agents and editors may not read webhook settings.',
       404: 'Not a member, or no such workspace.',
     },
     handle: async ({ deps, workspace, query }) => ({ body: await listDeliveries(deps, workspace.id, query) }),
@@ -49,7 +49,7 @@ export const webhooksRoutes: RouteDef[] = [
     params: deliveryParams,
     responses: {
       202: { description: 'The new delivery, scheduled now.', schema: deliverySchema },
-      403: 'Agents may not redeliver.',
+      403: 'Agents and editors may not redeliver.',
       404: 'No such delivery in this workspace.',
     },
     handle: async ({ deps, workspace, params: { did } }) => ({ status: 202, body: toAdminDelivery(await redeliver(deps, workspace.id, did)) }),

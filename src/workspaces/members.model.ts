@@ -1,7 +1,7 @@
 import { Schema, Types, type Connection } from 'mongoose';
-import { defineModel } from '../db/mongo.js';
+import { defineModel, nullOnDuplicate } from '../db/mongo.js';
 import { tenantScope } from '../db/tenant-store.js';
-import type { Role } from '../shared/roles.js';
+import { ROLES, type Role } from '../shared/roles.js';
 
 interface MembershipDoc {
   _id: Types.ObjectId;
@@ -15,7 +15,7 @@ const membershipSchema = new Schema<MembershipDoc>(
   {
     workspaceId: { type: Schema.Types.ObjectId, required: true },
     userId: { type: Schema.Types.ObjectId, required: true },
-    role: { type: String, enum: ['owner', 'agent'], required: true },
+    role: { type: String, enum: ROLES, required: true },
   },
   { timestamps: { createdAt: true, updatedAt: false }, collection: 'memberships' },
 );
@@ -44,9 +44,20 @@ export function membershipStore(db: Connection) {
       const docs = await model.find(userIs(userId)).lean<MembershipDoc[]>();
       return docs.map((doc) => doc.workspaceId.toHexString());
     },
-    async members(workspaceId: string): Promise<{ userId: string; role: Role }[]> {
+    /** Oldest first. */
+    async members(workspaceId: string): Promise<{ userId: string; role: Role; joinedAt: Date }[]> {
       const docs = await tenant.find(workspaceId, {}, { sort: { _id: 1 } });
-      return docs.map((doc) => ({ userId: doc.userId.toHexString(), role: doc.role }));
+      return docs.map((doc) => ({ userId: doc.userId.toHexString(), role: doc.role, joinedAt: doc.createdAt ?? doc._id.getTimestamp() }));
+    },
+    /** Creates the membership unless the user has one (whatever its role); true when it was created. The unique index decides. */
+    async insertIfAbsent(workspaceId: string, userId: string, role: Role): Promise<boolean> {
+      const created = await nullOnDuplicate(() => model.create({ workspaceId: new Types.ObjectId(workspaceId), ...userIs(userId), role }));
+      return created !== null;
+    },
+    /** True when there was a membership to remove. */
+    async remove(workspaceId: string, userId: string): Promise<boolean> {
+      const result = await tenant.write(`${workspaceId}:${userId}`, () => model.deleteOne(tenant.filter(workspaceId, userIs(userId))));
+      return result.deletedCount === 1;
     },
   };
 }

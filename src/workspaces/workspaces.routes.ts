@@ -4,10 +4,8 @@ import { IF_MATCH_NOTE, VERSION_MISMATCH, ifMatchVersions, versioned } from '../
 import { route } from '../http/route.js';
 import { fail } from '../shared/errors.js';
 import { requireOperator } from '../auth/auth.service.js';
-import { addMember } from './members.service.js';
 import { revealKey, rotateKey } from '../credentials/credentials.service.js';
 import {
-  addMemberBody,
   adminWorkspaceSchema,
   apiKeySchema,
   createWorkspaceBody,
@@ -22,7 +20,7 @@ import { analyticsConfig } from './analytics.service.js';
 const tags = ['Workspaces'];
 
 const WEBHOOK_SECRET_NOTE =
-  '`webhookUrl` carries the webhook secret in its `secret` query parameter: owners and operators see it whole; agents see it with the secret (and any user-info password) replaced by `***`.';
+  '`webhookUrl` carries the webhook secret in its `secret` query parameter: owners and operators see it whole; agents and editors see it with the secret (and any user-info password) replaced by `***`.';
 
 export const workspaceRoutes = [
   route({
@@ -88,7 +86,7 @@ export const workspaceRoutes = [
     role: 'owner',
     params: workspaceIdParams,
     body: patchWorkspaceBody,
-    responses: { 200: { description: 'The updated workspace.', schema: adminWorkspaceSchema }, 400: 'Invalid body.', 403: 'Agents may not change settings.', 412: VERSION_MISMATCH },
+    responses: { 200: { description: 'The updated workspace.', schema: adminWorkspaceSchema }, 400: 'Invalid body.', 403: 'Agents and editors may not change settings.', 412: VERSION_MISMATCH },
     handle: async ({ deps, req, workspace, role, body }) => versioned(toAdminWorkspace(await updateWorkspace(deps, workspace, body, ifMatchVersions(req)), role)),
   }),
   route({
@@ -117,21 +115,6 @@ export const workspaceRoutes = [
     params: workspaceIdParams,
     responses: { 200: { description: 'The new key.', schema: apiKeySchema } },
     handle: async ({ deps, workspace }) => ({ body: { apiKey: await rotateKey(deps, workspace.id, 'workspace') } }),
-  }),
-  route({
-    method: 'post',
-    path: '/admin/workspaces/:wid/members',
-    summary: 'Add or change a member (owners and operators)',
-    tags,
-    auth: 'member',
-    role: 'owner',
-    params: workspaceIdParams,
-    body: addMemberBody,
-    responses: { 201: { description: 'Membership stored.', schema: addMemberBody }, 404: 'No such user.' },
-    handle: async ({ deps, workspace, body }) => {
-      await addMember(deps, workspace.id, body.userId, body.role);
-      return { status: 201, body };
-    },
   }),
 ];
 

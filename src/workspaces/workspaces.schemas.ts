@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LOCALE_TAG, LOCALE_TAG_MAX_LENGTH } from '../shared/locale.js';
+import { ROLES } from '../shared/roles.js';
 
 /** BCP47 language tag (e.g. `en`, `de-CH`, `zh-Hant-TW`), at most 35 characters. */
 export const localeSchema = z.string().max(LOCALE_TAG_MAX_LENGTH).regex(LOCALE_TAG, 'must be a BCP47 language tag such as "en" or "de-CH"');
@@ -32,6 +33,7 @@ export const adminWorkspaceSchema = workspaceSchema
     version: z.number().int().min(0).describe('Counts saves of the settings; also the `ETag`. Send it in `If-Match` to save only over this version.'),
     createdAt: z.string(),
     updatedAt: z.string(),
+    role: z.enum(['agent', 'editor', 'owner', 'operator']).describe("The caller's role here (`operator`: reaches every workspace): what the team app offers them."),
   })
   .meta({ id: 'AdminWorkspace' });
 
@@ -73,4 +75,6 @@ export const workspaceIdParams = z.object({ wid: z.string() });
 
 export const apiKeySchema = z.object({ apiKey: z.string() });
 
-export const addMemberBody = z.object({ userId: z.string().regex(/^[0-9a-f]{24}$/, 'must be a user id'), role: z.enum(['owner', 'agent']) });
+export const roleSchema = z.enum(ROLES).describe('`agent`: chats, appointments, submissions; `editor`: also content; `owner`: also settings, keys, plugins, webhooks and the team.');
+
+export const addMemberBody = z.object({ userId: z.string().regex(/^[0-9a-f]{24}$/, 'must be a user id'), role: roleSchema });

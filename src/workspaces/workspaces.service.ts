@@ -79,17 +79,19 @@ export function toPublicWorkspace(workspace: Workspace) {
 
 /**
  * The workspace as a team member sees it. The webhook secret is for those who configure the workspace:
- * owners and operators see `webhookUrl` whole, agents with its secret masked.
+ * owners and operators see `webhookUrl` whole, agents and editors with its secret masked.
  */
 export function toAdminWorkspace(workspace: Workspace, viewer: ViewerRole) {
+  const configures = viewer === 'owner' || viewer === 'operator';
   return {
     ...toPublicWorkspace(workspace),
-    webhookUrl: workspace.webhookUrl && viewer === 'agent' ? maskWebhookSecret(workspace.webhookUrl) : workspace.webhookUrl,
+    webhookUrl: workspace.webhookUrl && !configures ? maskWebhookSecret(workspace.webhookUrl) : workspace.webhookUrl,
     analytics: workspace.analytics,
     siteUrl: workspace.siteUrl,
     version: workspace.version,
     createdAt: workspace.createdAt.toISOString(),
     updatedAt: workspace.updatedAt.toISOString(),
+    role: viewer,
   };
 }
 

@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/shared/clock.js';
 import { documentLocks } from '../../src/db/document-locks.js';
 import type { Deps } from '../../src/deps.js';
 import type { Workspace } from '../../src/workspaces/workspaces.service.js';
-import { updateWorkspace, findWorkspace } from '../../src/workspaces/workspaces.service.js';
+import { createWorkspace, updateWorkspace, findWorkspace } from '../../src/workspaces/workspaces.service.js';
 import { createPost, editDraft, getPost } from '../../src/posts/posts.service.js';
 import { publishPost, unpublishPost } from '../../src/posts/publication.service.js';
 import { listChanges } from '../../src/posts/post-changes.service.js';
@@ -13,7 +13,8 @@ import { assignConversation, closeConversation, getConversation } from '../../sr
 import { postVisitorMessage } from '../../src/livechat/messages.service.js';
 import { confirm, decline, getForStaff, reschedule } from '../../src/appointments/staff.service.js';
 import { cancelByToken } from '../../src/appointments/requests.service.js';
-import { findUserByEmail } from '../../src/auth/auth.service.js';
+import { createUser, findUserByEmail, type User } from '../../src/auth/auth.service.js';
+import { addMember, changeMemberRole, listMembers, removeMember } from '../../src/workspaces/members.service.js';
 import { activateChatService, startChatService } from '../livechat/service-support.js';
 import { bookService, configureService } from '../appointments/service-helpers.js';
 import { OPERATOR, uniqueDbName } from '../support/harness.js';
@@ -84,6 +85,32 @@ async function closeAgainstMessageAndAssignment(on: { closer: Deps; visitor: Dep
   expect(stored.assignee?.userId ?? null).toBe(agentId);
   // Closed for good: the next message is refused.
   await expect(postVisitorMessage(on.visitor, chat.conversationToken, { body: 'After' })).rejects.toMatchObject({ code: 'conversation_closed' });
+}
+
+/**
+ * One round of the two owners of a new workspace demoting (or removing) each other at once, each through
+ * the node given: one change lands, the other is refused `last_owner`, and one owner is left.
+ */
+async function ownersAgainstEachOther(on: [Deps, Deps], operator: User, other: User, round: number) {
+  const { workspace } = await createWorkspace(on[0], operator, { slug: `team-${round}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`, name: 'Team', locales: ['en'], defaultLocale: 'en' });
+  await addMember(on[0], operator, workspace.id, other.id, 'owner');
+  const outcomes =
+    round % 2 === 0
+      ? await race(changeMemberRole(on[0], workspace.id, other.id, 'agent'), changeMemberRole(on[1], workspace.id, operator.id, 'editor'))
+      : await race(
+          removeMember(on[0], { user: other, role: 'owner' }, workspace.id, other.id),
+          removeMember(on[1], { user: operator, role: 'owner' }, workspace.id, operator.id),
+        );
+  expect(outcomes.map(codeOf).sort()).toEqual(['last_owner', 'ok']);
+  expect((await listMembers(on[0], workspace.id)).filter((member) => member.role === 'owner')).toHaveLength(1);
+}
+
+async function teamOf(deps: Deps): Promise<{ operator: User; others: User[] }> {
+  const operator = (await findUserByEmail(deps, OPERATOR.email))!;
+  const others = await Promise.all(
+    Array.from({ length: ROUNDS_AT_ONCE }, (_, i) => createUser(deps, { email: `owner-${i}-${Math.random().toString(36).slice(2, 8)}@test.local`, name: `Owner ${i}`, password: 'owner-password' })),
+  );
+  return { operator, others };
 }
 
 describe.each(engines)('on $name', (engine) => {
@@ -215,6 +242,11 @@ describe.each(engines)('on $name', (engine) => {
     });
   });
 
+  test('two owners demoting or removing each other at once: one change lands, one owner is left', async () => {
+    const { operator, others } = await teamOf(deps);
+    await rounds((round) => ownersAgainstEachOther([deps, deps], operator, others[round % ROUNDS_AT_ONCE], round));
+  });
+
   describe('appointments', () => {
     const freshWorkspace = async () => {
       clock.set(NOW);
@@ -297,5 +329,11 @@ describe('three nodes on one engine (sharing Redis)', () => {
     await activateChatService(a, workspace);
     const agentId = (await findUserByEmail(a, OPERATOR.email))!.id;
     await rounds((round) => closeAgainstMessageAndAssignment({ closer: a, visitor: b, assigner: c }, workspace, agentId, `three-${round}`));
+  });
+
+  test('two owners demoting or removing each other on two nodes: one owner is left', async () => {
+    const [a, b] = nodes.map((node) => node.deps);
+    const { operator, others } = await teamOf(a);
+    await rounds((round) => ownersAgainstEachOther([a, b], operator, others[round % ROUNDS_AT_ONCE], round));
   });
 });

@@ -23,6 +23,8 @@ let ws: WorkspaceFixture;
 const AXE = join(createRequire(import.meta.url).resolve('axe-core'), '..', 'axe.min.js');
 const HOUR = 3_600_000;
 /** A whole hour some hours ahead of now (round-the-clock business hours take any). */
+/** How the app writes a time in the plugin's zone (the booking's time line starts with it). */
+const bookingsTime = (iso: string) => new Intl.DateTimeFormat('en-US', { timeZone: 'Europe/Berlin', hour: 'numeric', minute: '2-digit' }).format(new Date(iso));
 const slot = (hoursAhead: number) => new Date(Math.ceil(Date.now() / HOUR) * HOUR + hoursAhead * HOUR).toISOString();
 
 beforeAll(async () => {
@@ -126,6 +128,19 @@ test('a booking request arrives live; the team confirms one, is told of an overl
     await page.locator('#confirm button[type=submit]').click();
     await eventually(async () => (await page.locator('#booking-status').textContent()) === 'confirmed', 10_000);
     expect((await request(node.url, `/admin/workspaces/${ws.id}/appointments/${first.id}`, { token: ws.token })).body.status).toBe('CONFIRMED');
+
+    // A confirmed appointment moves to another time of the plugin's zone; a blank time is refused beside the field.
+    await page.locator('#reschedule button[type=submit]').click();
+    await page.locator('#reschedule-problem').waitFor();
+    const berlin = (iso: string) => new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Berlin', dateStyle: 'short', timeStyle: 'short' }).format(new Date(iso)).replace(' ', 'T');
+    const stored = async () => (await request(node.url, `/admin/workspaces/${ws.id}/appointments/${first.id}`, { token: ws.token })).body.scheduledAt as string;
+    for (const hoursAhead of [4, 3]) {
+      await page.locator('#reschedule-time').fill(berlin(slot(hoursAhead)));
+      await page.locator('#reschedule button[type=submit]').click();
+      await page.locator('#reschedule [role=status]', { hasText: 'Moved.' }).waitFor({ timeout: 10_000 });
+      await expect(stored()).resolves.toBe(slot(hoursAhead));
+      await expect(page.locator('#booking-time').textContent()).resolves.toContain(bookingsTime(slot(hoursAhead)));
+    }
 
     // Confirming the second one onto the first one's time is refused: the reason is shown beside the time.
     const second = await book(node.url, ws, slot(5), { visitorName: 'Bob Overlap' });
