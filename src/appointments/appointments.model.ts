@@ -4,7 +4,7 @@ import { loadJson, storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
 import { parseObjectId } from '../shared/ids.js';
 import type { PageRequest } from '../shared/paging.js';
-import { wholeTextAnyCase, type PersonKeys } from '../shared/person-keys.js';
+import { visitorRecordBranches, type PersonKeys } from '../shared/person-keys.js';
 
 export type AppointmentStatus = 'PENDING' | 'CONFIRMED' | 'REJECTED' | 'CANCELLED';
 
@@ -199,10 +199,7 @@ export function appointmentStore(db: Connection) {
      * visitor's e-mail in any case, the widget session), newest first. One query.
      */
     async ofPerson(workspaceId: string, keys: PersonKeys, limit: number): Promise<Appointment[]> {
-      const branches: Record<string, unknown>[] = [];
-      if (keys.externalId !== undefined) branches.push({ externalId: keys.externalId, identityVerified: true });
-      if (keys.email !== undefined) branches.push({ visitorEmail: wholeTextAnyCase(keys.email) });
-      if (keys.visitorSessionId !== undefined) branches.push({ visitorSessionId: keys.visitorSessionId });
+      const branches = visitorRecordBranches(keys);
       if (branches.length === 0) return [];
       const docs = await scope.find(workspaceId, { $or: branches }, { sort: { createdAt: -1, _id: -1 }, limit });
       return docs.map(toAppointment);

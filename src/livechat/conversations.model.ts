@@ -4,7 +4,7 @@ import { loadJson, storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
 import { constantTimeEqual } from '../shared/crypto.js';
 import type { PageRequest } from '../shared/paging.js';
-import { wholeTextAnyCase, type PersonKeys } from '../shared/person-keys.js';
+import { visitorRecordBranches, type PersonKeys } from '../shared/person-keys.js';
 import type { ChatMessage, ConversationStatus } from '../realtime/events.js';
 import type { Sender } from './messages.model.js';
 import type { VerifiedVisitor } from '../identity/identity.schemas.js';
@@ -280,10 +280,7 @@ export function conversationStore(db: Connection) {
      * visitor's e-mail in any case, verified or typed, or the widget session), newest first. One query.
      */
     async ofPerson(workspaceId: string, keys: PersonKeys, limit: number): Promise<Conversation[]> {
-      const branches: Record<string, unknown>[] = [];
-      if (keys.externalId !== undefined) branches.push({ externalId: keys.externalId, identityVerified: true });
-      if (keys.email !== undefined) branches.push({ visitorEmail: wholeTextAnyCase(keys.email) });
-      if (keys.visitorSessionId !== undefined) branches.push({ visitorSessionId: keys.visitorSessionId });
+      const branches = visitorRecordBranches(keys);
       if (branches.length === 0) return [];
       const docs = await scope.find(workspaceId, { $or: branches }, { sort: { createdAt: -1, _id: -1 }, limit });
       return docs.map(toConversation);

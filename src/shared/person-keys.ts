@@ -28,3 +28,15 @@ export function matchedBy(keys: PersonKeys, fields: PersonFields): PersonKey[] {
 export function wholeTextAnyCase(text: string): { $regex: string; $options: 'i' } {
   return { $regex: `^${escapeRegex(text)}$`, $options: 'i' };
 }
+
+/**
+ * The `$or` branches that find a visitor's records (a conversation, an appointment: the same field names) by
+ * any of `keys`: `externalId` only where the identity was verified, the e-mail whole in any case, the session.
+ */
+export function visitorRecordBranches(keys: PersonKeys): Record<string, unknown>[] {
+  const branches: Record<string, unknown>[] = [];
+  if (keys.externalId !== undefined) branches.push({ externalId: keys.externalId, identityVerified: true });
+  if (keys.email !== undefined) branches.push({ visitorEmail: wholeTextAnyCase(keys.email) });
+  if (keys.visitorSessionId !== undefined) branches.push({ visitorSessionId: keys.visitorSessionId });
+  return branches;
+}

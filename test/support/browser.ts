@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
 /** Headless Chromium found (or installed) by the global setup; see test/support/system-tools.ts. */
@@ -35,4 +37,19 @@ export async function startCustomerSite(render: (url: URL) => string): Promise<C
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+const AXE = join(createRequire(import.meta.url).resolve('axe-core'), '..', 'axe.min.js');
+
+/** axe's violations on the page as it is now, one line per rule with its impact and first offending nodes. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: AXE });
+  return page.evaluate(async () => {
+    interface AxeResult {
+      violations: { id: string; impact: string; nodes: { html: string }[] }[];
+    }
+    const axe = (globalThis as unknown as { axe: { run(context: unknown): Promise<AxeResult> } }).axe;
+    const { violations } = await axe.run((globalThis as unknown as { document: unknown }).document);
+    return violations.map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes): ${v.nodes.slice(0, 3).map((n) => n.html.slice(0, 160)).join(' | ')}`);
+  });
 }

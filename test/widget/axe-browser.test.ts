@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, widgetPart as widget } from '../support/browser.js';
+import { axeViolations, launchChromium, widgetPart as widget } from '../support/browser.js';
 import { createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
 import { putChatSettings } from '../livechat/support.js';
 import type { HearthNode } from '../../src/app/node.js';
@@ -16,10 +14,7 @@ import { buildConsole, buildDocs, buildWidget } from '../../scripts/build-widget
 
 // Browser globals used inside `page.evaluate` callbacks; the main tsconfig has no DOM lib.
  
-declare const window: any;
-declare const document: any;
 
-const AXE = join(createRequire(import.meta.url).resolve('axe-core'), '..', 'axe.min.js');
 
 let node: HearthNode;
 let browser: Browser;
@@ -38,16 +33,6 @@ afterAll(async () => {
   await browser?.close();
   await node?.stop();
 });
-
-/** axe's violations on the page as it is now, one line per rule with the offending nodes. */
-async function violations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: AXE });
-  return page.evaluate(async () =>
-    (await window.axe.run(document)).violations.map(
-      (v: any) => `${v.id} (${v.impact}, ${v.nodes.length} nodes): ${v.nodes.slice(0, 3).map((n: any) => n.html.slice(0, 160)).join(' | ')}`,
-    ),
-  );
-}
 
 async function withPage(run: (page: Page) => Promise<void>): Promise<void> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -68,7 +53,7 @@ test('/demo, the widget closed and open: no violations; the widget loads from /w
     await page.goto(`${node.url}/demo`);
     await widget(page, '.launcher').waitFor({ state: 'visible' });
     expect(scripts).toContain('/widget/widget.js');
-    expect(await violations(page)).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
 
     await widget(page, '.launcher').click();
     await widget(page, 'textarea').waitFor({ state: 'visible' });
@@ -80,7 +65,7 @@ test('/demo, the widget closed and open: no violations; the widget loads from /w
       return res.body.items?.length ? res.body.items : null;
     }, 10_000);
     expect(conversations).toHaveLength(1);
-    expect(await violations(page)).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
   });
 }, 60_000);
 
@@ -88,7 +73,7 @@ test('the console login page: no violations', async () => {
   await withPage(async (page) => {
     await page.goto(`${node.url}/console`);
     await page.locator('#email').waitFor();
-    expect(await violations(page)).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
   });
 }, 60_000);
 
@@ -96,12 +81,12 @@ test('/docs, Swagger UI rendered, with operations expanded: no violations', asyn
   await withPage(async (page) => {
     await page.goto(`${node.url}/docs`);
     await page.locator('.opblock').first().waitFor({ state: 'visible', timeout: 20_000 });
-    expect(await violations(page)).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
     // A GET and a POST with a request body and response schemas, expanded.
     await page.locator('.opblock-summary-control').first().click();
     await page.locator('#operations-Workspaces-postAdminWorkspaces .opblock-summary-control').click();
     await page.locator('#operations-Workspaces-postAdminWorkspaces .opblock-body').waitFor({ state: 'visible' });
     await page.locator('#operations-Workspaces-postAdminWorkspaces .responses-wrapper').waitFor({ state: 'visible' });
-    expect(await violations(page)).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
   });
 }, 60_000);

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../support/browser.js';
+import { axeViolations, launchChromium } from '../support/browser.js';
 import { OPERATOR, createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
 import { book, configure, everyDay } from '../appointments/helpers.js';
 import { activateChat, startChat } from '../livechat/support.js';
@@ -15,12 +13,10 @@ import { buildConsole } from '../../scripts/build-widget.mjs';
  */
 
 declare const document: any;
-declare const window: any;
 
 let node: HearthNode;
 let browser: Browser;
 let ws: WorkspaceFixture;
-const AXE = join(createRequire(import.meta.url).resolve('axe-core'), '..', 'axe.min.js');
 const HOUR = 3_600_000;
 /** A whole hour some hours ahead of now (round-the-clock business hours take any). */
 /** How the app writes a time in the plugin's zone (the booking's time line starts with it). */
@@ -58,13 +54,6 @@ async function withApp(run: (page: Page) => Promise<void>, options: { width?: nu
   } finally {
     await context.close();
   }
-}
-
-async function violations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: AXE });
-  return page.evaluate(async () =>
-    (await window.axe.run(document)).violations.map((v: any) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n: any) => n.html.slice(0, 160)).join(' | ')}`),
-  );
 }
 
 const overflowsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
@@ -108,7 +97,7 @@ test('a submission arrives live, is answered by e-mail from the app with the key
 
     const outbox = await request(node.url, `/admin/workspaces/${ws.id}/emails`, { token: ws.token });
     expect((outbox.body.items as { to: string; subject: string }[]).some((m) => m.to === 'grace@visitor.test' && m.subject === 'Re: Wedding cake')).toBe(true);
-    expect(await violations(page)).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
 
     await page.locator('#toggle-handled').click();
     await eventually(async () => (await page.locator('#submission-state-text').textContent()) === 'Waiting for an answer');
@@ -159,12 +148,12 @@ test('a booking request arrives live; the team confirms one, is told of an overl
     const declined = await request(node.url, `/admin/workspaces/${ws.id}/appointments/${second.id}`, { token: ws.token });
     expect(declined.body).toMatchObject({ status: 'REJECTED', declineReason: 'Fully booked that day, sorry.' });
     await expect(page.locator(`#booking-${second.id}`).count()).resolves.toBe(0);
-    expect(await violations(page)).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
 
     // Back to the agenda: the confirmed appointment is on its day, in the plugin's time zone.
     await page.goto(`${node.url}/console#/bookings`);
     await page.locator('#agenda a', { hasText: 'Ann Booking' }).waitFor({ timeout: 10_000 });
-    expect(await violations(page)).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
   });
 }, 90_000);
 
@@ -176,7 +165,7 @@ test('the link of the team mail opens the request itself; at 375 px and in Germa
       await page.locator('#booking-title', { hasText: 'Cleo Link' }).waitFor({ timeout: 10_000 });
       await expect(page.locator('#nav-bookings').textContent()).resolves.toContain('Termine');
       expect(await overflowsSideways(page)).toBe(false);
-      expect(await violations(page)).toEqual([]);
+      expect(await axeViolations(page)).toEqual([]);
       // On a narrow screen the back button returns to the list and to the entry it came from.
       await page.locator('.back').click();
       await page.locator('#pending-title').waitFor();
@@ -186,7 +175,7 @@ test('the link of the team mail opens the request itself; at 375 px and in Germa
       await page.locator('#submissions a', { hasText: 'Dora Narrow' }).click();
       await page.locator('#submission-title').waitFor();
       expect(await overflowsSideways(page)).toBe(false);
-      expect(await violations(page)).toEqual([]);
+      expect(await axeViolations(page)).toEqual([]);
     },
     { width: 375, locale: 'de-DE', hash: `#/bookings/${request1.id}` },
   );
@@ -212,7 +201,7 @@ test("beside a submission, the person timeline shows that visitor's chat and boo
       await expect(page.locator('#person-chats li').textContent()).resolves.toContain('linked by e-mail');
       await expect(page.locator('#person-bookings li').count()).resolves.toBe(1);
       await expect(page.locator('#person-submissions').count()).resolves.toBe(0);
-      expect(await violations(page)).toEqual([]);
+      expect(await axeViolations(page)).toEqual([]);
 
       await page.locator('#person-bookings button', { hasText: 'Confirm' }).click();
       await page.locator('#person-bookings li', { hasText: 'confirmed' }).waitFor({ timeout: 10_000 });
@@ -223,7 +212,7 @@ test("beside a submission, the person timeline shows that visitor's chat and boo
       await page.locator('#title', { hasText: 'Pat Person' }).waitFor({ timeout: 10_000 });
       await page.locator('#person-submissions li').waitFor({ timeout: 10_000 });
       await expect(page.locator('#person-bookings li').textContent()).resolves.toContain('linked by e-mail');
-      expect(await violations(page)).toEqual([]);
+      expect(await axeViolations(page)).toEqual([]);
     },
     { hash: `#/submissions/${sent.body.id}` },
   );

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from '../support/browser.js';
+import { axeViolations, launchChromium } from '../support/browser.js';
 import { OPERATOR, createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
 import { startSmtp, type ReceivedMail } from '../email/smtp.js';
 import type { HearthNode } from '../../src/app/node.js';
@@ -15,14 +13,12 @@ import { buildConsole } from '../../scripts/build-widget.mjs';
  */
 
 declare const document: any;
-declare const window: any;
 declare const sessionStorage: any;
 
 let node: HearthNode;
 let browser: Browser;
 let smtp: Awaited<ReturnType<typeof startSmtp>>;
 let ws: WorkspaceFixture;
-const AXE = join(createRequire(import.meta.url).resolve('axe-core'), '..', 'axe.min.js');
 
 beforeAll(async () => {
   await buildConsole();
@@ -64,13 +60,6 @@ async function logIn(page: Page, email: string, password: string): Promise<void>
   await eventually(async () => (await page.locator('#live').textContent()) === 'live', 10_000);
 }
 
-async function violations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: AXE });
-  return page.evaluate(async () =>
-    (await window.axe.run(document)).violations.map((v: any) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n: any) => n.html.slice(0, 160)).join(' | ')}`),
-  );
-}
-
 const overflowsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
 
 test('an owner invites a colleague from the app; the link works once; the owner makes them editor, then removes them and their open console ends', async () => {
@@ -91,13 +80,13 @@ test('an owner invites a colleague from the app; the link works once; the owner 
   await owner.page.locator('#invite button[type=submit]').focus();
   await owner.page.keyboard.press('Enter');
   await owner.page.locator('#invitations li', { hasText: 'cora@colleague.test' }).waitFor({ timeout: 10_000 });
-  expect(await violations(owner.page)).toEqual([]);
+  expect(await axeViolations(owner.page)).toEqual([]);
 
   // The colleague opens the mailed link, is told what it is for, and chooses a password (too short first).
   const invitation = await linkToken('cora@colleague.test', 'invitation');
   const colleague = await open({ hash: `#/invitation/${invitation}` });
   await expect(colleague.page.locator('#invitation-what').textContent()).resolves.toBe('You are invited to Team Members Bakery as Agent.');
-  expect(await violations(colleague.page)).toEqual([]);
+  expect(await axeViolations(colleague.page)).toEqual([]);
   await colleague.page.locator('#join-name').fill('Cora Colleague');
   await colleague.page.locator('#join-password').fill('short');
   await colleague.page.locator('#join-password').press('Enter');
@@ -152,14 +141,14 @@ test('a forgotten password is reset by its mailed link, once; a member changes t
   await page.locator('#forgot-email').press('Enter');
   await page.locator('#forgot-status', { hasText: 'Wenn ein Konto diese Adresse nutzt' }).waitFor();
   expect(await overflowsSideways(page)).toBe(false);
-  expect(await violations(page)).toEqual([]);
+  expect(await axeViolations(page)).toEqual([]);
 
   const reset = await linkToken('rita@colleague.test', 'reset-password', mailsBefore);
   await page.goto(`${node.url}/console#/reset-password/${reset}`);
   await page.locator('#reset-password').fill('rita-new-password');
   await page.locator('#reset-password').press('Enter');
   await page.locator('#reset-status').waitFor();
-  expect(await violations(page)).toEqual([]);
+  expect(await axeViolations(page)).toEqual([]);
   // The link is spent: a second use says so above the form.
   await page.reload();
   await page.locator('#reset-password').fill('rita-other-password');
@@ -180,12 +169,12 @@ test('a forgotten password is reset by its mailed link, once; a member changes t
   await page.locator('#password-status', { hasText: 'Passwort geändert' }).waitFor({ timeout: 10_000 });
   expect((await request(node.url, '/admin/auth/login', { body: { email: 'rita@colleague.test', password: 'rita-third-password' } })).status).toBe(200);
   expect(await overflowsSideways(page)).toBe(false);
-  expect(await violations(page)).toEqual([]);
+  expect(await axeViolations(page)).toEqual([]);
 
   await page.locator('#nav-team').click();
   await page.locator('#members li', { hasText: 'Rita Reset' }).waitFor();
   expect(await overflowsSideways(page)).toBe(false);
-  expect(await violations(page)).toEqual([]);
+  expect(await axeViolations(page)).toEqual([]);
   expect(errors).toEqual([]);
   await context.close();
 }, 120_000);
