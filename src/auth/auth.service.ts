@@ -16,6 +16,10 @@ const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$' + 'A'.repeat(86);
  * or from that address answers 429 whatever the password, before the user is looked up or any password
  * hashed. Unknown e-mails are counted, locked and (while not locked) verified against a dummy hash the
  * same way, so the answers and their timing do not tell which e-mails exist.
+ *
+ * The e-mail's lock stops guessing spread over many addresses, but anyone can set it off: so it does not
+ * hold against an address the account logged in from within KNOWN_ADDRESS_DAYS. There only the address's
+ * own count applies, and a member keeps working while strangers guess at their e-mail.
  */
 export async function login(deps: Deps, email: string, password: string, clientIp: string): Promise<{ token: string; user: User }> {
   const user = await checkAccountPassword(deps, email, password, clientIp);
@@ -31,11 +35,16 @@ export async function login(deps: Deps, email: string, password: string, clientI
 export async function checkAccountPassword(deps: Deps, email: string, password: string, clientIp: string): Promise<User | null> {
   const { LOGIN_MAX_FAILURES, LOGIN_FAILURE_WINDOW_MINUTES } = deps.config;
   const windowMs = LOGIN_FAILURE_WINDOW_MINUTES * 60_000;
-  const tallies = await Promise.all(
-    [`email:${sha256Hex(email.toLowerCase())}`, `ip:${clientIp}`].map((subject) => openAttempt(deps, subject, windowMs)),
-  );
+  const emailHash = sha256Hex(email.toLowerCase());
+  const knownAddress = knownAddressKey(emailHash, clientIp);
+  const [known, ...tallies] = await Promise.all([
+    deps.counters.peek(knownAddress),
+    ...[`email:${emailHash}`, `ip:${clientIp}`].map((subject) => openAttempt(deps, subject, windowMs)),
+  ]);
+  // From an address the account has logged in from, only that address's count can lock.
+  const binding = known > 0 ? tallies.filter((tally) => tally.subject.startsWith('ip:')) : tallies;
   const refuseWhenOver = (failures: (tally: AttemptTally) => number) => {
-    const over = tallies.filter((tally) => failures(tally) > LOGIN_MAX_FAILURES);
+    const over = binding.filter((tally) => failures(tally) > LOGIN_MAX_FAILURES);
     if (over.length === 0) return;
     const resetInMs = Math.max(...over.map((tally) => tally.resetInMs));
     throw fail('login_rate_limited', undefined, { retryAfterSeconds: Math.max(1, Math.ceil(resetInMs / 1000)) });
@@ -48,7 +57,10 @@ export async function checkAccountPassword(deps: Deps, email: string, password: 
     refuseWhenOver((tally) => tally.earlierFailures + 1);
     return null;
   }
-  await Promise.all(tallies.map((tally) => deps.counters.hit(successKey(tally.subject), Math.max(1, tally.resetInMs))));
+  await Promise.all([
+    ...tallies.map((tally) => deps.counters.hit(successKey(tally.subject), Math.max(1, tally.resetInMs))),
+    deps.counters.hit(knownAddress, KNOWN_ADDRESS_DAYS * 86_400_000),
+  ]);
   const { passwordHash: _hash, ...user } = found;
   return user;
 }
@@ -69,6 +81,10 @@ interface AttemptTally {
 }
 
 const successKey = (subject: string) => `login-ok:${subject}`;
+
+/** How long an address the account logged in from stays exempt from the e-mail's lock. */
+const KNOWN_ADDRESS_DAYS = 30;
+const knownAddressKey = (emailHash: string, clientIp: string) => `login-known:${emailHash}:${clientIp}`;
 
 /**
  * Failures are attempts minus successes. The attempt is counted before its password is verified, so a

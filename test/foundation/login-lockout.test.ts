@@ -8,7 +8,8 @@ import { ManualClock } from '../../src/shared/clock.js';
 /**
  * The bound: with LOGIN_MAX_FAILURES = N, N failures per window are 401 and leave the account usable;
  * the (N+1)th failure is 429 and locks the e-mail and the client address until the window ends, whatever
- * the password. Every client here is on loopback: each test sends from its own 127.x.y.z address (a real
+ * the password (except, for the e-mail's lock, at an address the account logged in from before). Every
+ * client here is on loopback: each test sends from its own 127.x.y.z address (a real
  * source address, so the node sees it as the client address).
  */
 const N = 3;
@@ -97,6 +98,25 @@ describe('login lockout per e-mail', () => {
 
     clock.advance(WINDOW_MINUTES * 60_000 + 1);
     expect((await login(user.email, user.password, freshAddress())).status).toBe(200);
+  });
+
+  test('strangers who lock an e-mail do not lock out its member at an address the account logged in from', async () => {
+    const user = await newUser();
+    const home = freshAddress();
+    expect((await login(user.email, user.password, home)).status).toBe(200);
+    const statuses = [];
+    for (let i = 0; i <= N + 5; i += 1) statuses.push((await login(user.email, 'wrong-password', freshAddress())).status);
+    expect(statuses).toEqual([...Array(N).fill(401), ...Array(6).fill(429)]);
+    // Locked for every new address, right password included; not at home.
+    expect((await login(user.email, user.password, freshAddress())).status).toBe(429);
+    expect((await login(user.email, user.password, home)).status).toBe(200);
+    // At home the address's own count still applies: N wrong passwords there are 401, the next is 429.
+    for (let i = 0; i < N; i += 1) expect((await login(user.email, 'wrong-password', home)).status).toBe(401);
+    expect((await login(user.email, 'wrong-password', home)).status).toBe(429);
+    // The exemption belongs to that account: another locked e-mail stays locked at this address.
+    const other = await newUser();
+    for (let i = 0; i <= N; i += 1) await login(other.email, 'wrong-password', freshAddress());
+    expect((await login(other.email, other.password, home)).status).toBe(429);
   });
 
   test('an unknown e-mail is counted and locked exactly like a known one, with the same answers', async () => {
