@@ -36,6 +36,15 @@ const ACCEPTS: Partial<Record<AuthMode, CredentialKind[]>> = {
   workspaceOrPublishableKey: ['workspace', 'publishable'],
 };
 
+/**
+ * What a key's requests are limited by: the resolved credential (spellings of one key share one budget).
+ * A publishable key is public (every page embedding the widget shows it), so its budget is per client
+ * address: one client spending it cannot answer every other visitor's widget with 429.
+ */
+function keyRateSubject(kind: CredentialKind, workspaceId: string, ip: string | undefined): string {
+  return kind === 'publishable' ? `key:publishable:${workspaceId}:ip:${ip}` : `key:${kind}:${workspaceId}`;
+}
+
 /** A path token's rate-limit subject: a hash, so neither counters nor logs hold the secret. */
 const subjectOf = (token: string) => `token:${sha256Hex(token)}`;
 
@@ -128,8 +137,7 @@ async function resolveWorkspaceCredential(deps: Deps, req: Request, mode: AuthMo
   }
   const { workspace } = resolved;
   const principal: KeyPrincipal = { workspace, credentialKind: resolved.kind };
-  // The resolved credential, not the header text: spellings of one key share one budget.
-  return { context: principal, rateSubject: `key:${resolved.kind}:${workspace.id}` };
+  return { context: principal, rateSubject: keyRateSubject(resolved.kind, workspace.id, req.ip) };
 }
 
 function bearerToken(req: Request): string {
@@ -234,7 +242,7 @@ function authenticateFromMemo(deps: Deps, def: RouteDef, raw: RawCredentials, la
   last.resolved = resolved;
   return (last.answer = {
     context: principal,
-    rateSubject: `key:${resolved.kind}:${resolved.workspace.id}`,
+    rateSubject: keyRateSubject(resolved.kind, resolved.workspace.id, raw.ip),
     throttle: { key: failureKeyOf(raw.ip), reached: deps.config.AUTH_FAILURES_PER_MINUTE },
   });
 }
