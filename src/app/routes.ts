@@ -14,6 +14,7 @@ import { appointmentsRoutes } from '../appointments/appointments.routes.js';
 import { manageRoutes } from '../appointments/manage.routes.js';
 import { liveChatRoutes } from '../livechat/livechat.routes.js';
 import { peopleRoutes } from '../people/people.routes.js';
+import { inboxRoutes } from '../inbox/inbox.routes.js';
 import { webhooksRoutes } from '../webhooks/webhooks.routes.js';
 import { endpointsRoutes } from '../webhooks/endpoints.routes.js';
 import { webhookEventDocs } from '../webhooks/payloads.schemas.js';
@@ -40,6 +41,7 @@ export const allRoutes: RouteDef[] = [
   ...manageRoutes,
   ...liveChatRoutes,
   ...peopleRoutes,
+  ...inboxRoutes,
   ...webhooksRoutes,
   ...endpointsRoutes,
   ...emailRoutes,

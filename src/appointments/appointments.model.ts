@@ -4,6 +4,7 @@ import { loadJson, storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
 import { parseObjectId } from '../shared/ids.js';
 import type { PageRequest } from '../shared/paging.js';
+import { escapeRegex } from '../shared/text.js';
 import { visitorRecordBranches, type PersonKeys } from '../shared/person-keys.js';
 
 export type AppointmentStatus = 'PENDING' | 'CONFIRMED' | 'REJECTED' | 'CANCELLED';
@@ -29,6 +30,8 @@ export interface Appointment {
   rescheduleCount: number;
   respondedAt: Date | null;
   cancelledAt: Date | null;
+  /** Why a confirmed appointment was cancelled (by the visitor's manage link or by the team), when told. */
+  cancelReason: string | null;
   createdAt: Date;
   /** BCP 47 tag the visitor's mails are written in (the request's, else the workspace default). */
   locale: string | null;
@@ -119,12 +122,21 @@ function toAppointment(doc: AppointmentDoc): Appointment {
     rescheduleCount: doc.rescheduleCount ?? 0,
     respondedAt: doc.respondedAt ?? null,
     cancelledAt: doc.cancelledAt ?? null,
+    cancelReason: doc.cancelReason ?? null,
     createdAt: doc.createdAt,
     locale: doc.locale ?? null,
   };
 }
 
-export type NewAppointment = Omit<Appointment, 'id' | 'workspaceId' | 'status' | 'scheduledAt' | 'scheduledEnd' | 'declineReason' | 'rescheduleCount' | 'respondedAt' | 'cancelledAt'>;
+/** One status or any of several; `q`: a literal, case-insensitive part of the visitor's name or e-mail. */
+export interface AppointmentFilter {
+  status?: AppointmentStatus | AppointmentStatus[];
+  q?: string;
+  from?: Date;
+  to?: Date;
+}
+
+export type NewAppointment = Omit<Appointment, 'id' | 'workspaceId' | 'status' | 'scheduledAt' | 'scheduledEnd' | 'declineReason' | 'rescheduleCount' | 'respondedAt' | 'cancelledAt' | 'cancelReason'>;
 
 export function appointmentStore(db: Connection) {
   const model = Appointments(db);
@@ -170,8 +182,12 @@ export function appointmentStore(db: Connection) {
      * Newest request first; with `from`/`to`, the appointments scheduled in [from, to) in the order of their
      * time (an agenda), each bound optional.
      */
-    async list(workspaceId: string, filter: { status?: AppointmentStatus; from?: Date; to?: Date }, request: PageRequest): Promise<{ items: Appointment[]; total: number }> {
-      const where: Record<string, unknown> = filter.status ? { status: filter.status } : {};
+    async list(workspaceId: string, filter: AppointmentFilter, request: PageRequest): Promise<{ items: Appointment[]; total: number }> {
+      const where: Record<string, unknown> = filter.status ? { status: Array.isArray(filter.status) ? { $in: filter.status } : filter.status } : {};
+      if (filter.q) {
+        const pattern = { $regex: escapeRegex(filter.q), $options: 'i' };
+        where.$or = [{ visitorName: pattern }, { visitorEmail: pattern }];
+      }
       const agenda = filter.from !== undefined || filter.to !== undefined;
       if (agenda) where.scheduledAt = { $ne: null, ...(filter.from && { $gte: filter.from }), ...(filter.to && { $lt: filter.to }) };
       const sort: Record<string, 1 | -1> = agenda ? { scheduledAt: 1, _id: 1 } : { createdAt: -1, _id: -1 };

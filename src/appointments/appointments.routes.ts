@@ -13,6 +13,7 @@ import {
   lookupResultSchema,
   requestRecordSchema,
   rescheduleBody,
+  staffCancelBody,
   staffAppointmentSchema,
   staffListQuery,
   staffListSchema,
@@ -23,7 +24,7 @@ import {
 import { availability } from './availability.service.js';
 import { cancelByToken, createRequest, lookup, viewByToken } from './requests.service.js';
 import { getSettings, putSettings, toSettingsView } from './settings.service.js';
-import { confirm, decline, getForStaff, listForStaff, reschedule } from './staff.service.js';
+import { cancelByStaff, confirm, decline, getForStaff, listForStaff, reschedule } from './staff.service.js';
 
 const external = ['External: appointments'];
 const admin = ['Appointments'];
@@ -200,5 +201,17 @@ export const appointmentsRoutes: RouteDef[] = [
     body: rescheduleBody,
     responses: { 200: { description: 'Moved.', schema: staffAppointmentSchema }, 400: 'Invalid start.', 404: 'No such appointment.', 409: 'Not confirmed, overlapping, or changed meanwhile.' },
     handle: async ({ deps, workspace, params, body }) => ({ body: await reschedule(deps, workspace, params.aid, body.scheduledAt) }),
+  }),  route({
+    method: 'post',
+    path: '/admin/workspaces/:wid/appointments/:aid/cancel',
+    summary: 'Cancel a confirmed appointment',
+    description:
+      'CONFIRMED only (409 `appointment_not_confirmed`; a PENDING request is declined instead). The team may cancel at any time (the visitor\'s `cancelNoticeHours` does not apply). `reason` (at most 2000 chars) is stored as `cancelReason` and told to the visitor in the mail that withdraws the calendar invite. Frees the time and drops the reminders; `appointment.cancelled` is sent with `by: "team"`.',
+    tags: admin,
+    auth: 'member',
+    params: staffParams,
+    body: staffCancelBody,
+    responses: { 200: { description: 'Cancelled.', schema: staffAppointmentSchema }, 404: 'No such appointment.', 409: 'Not confirmed, or changed meanwhile.' },
+    handle: async ({ deps, workspace, params, body }) => ({ body: await cancelByStaff(deps, workspace, params.aid, body.reason ?? null) }),
   }),
 ];

@@ -197,6 +197,7 @@ export const staffListQuery = z
 export const confirmBody = z.object({ scheduledAt: isoInstant.optional() });
 export const declineBody = z.object({ reason: z.string().max(2000).nullable().optional() });
 export const rescheduleBody = z.object({ scheduledAt: isoInstant });
+export const staffCancelBody = declineBody;
 
 export const staffAppointmentSchema = publicAppointmentSchema
   .extend({
@@ -209,6 +210,7 @@ export const staffAppointmentSchema = publicAppointmentSchema
     identityVerified: z.boolean(),
     visitorAttributes: z.record(z.string(), z.string()).nullable(),
     cancelledAt: z.string().nullable(),
+    cancelReason: z.string().nullable(),
   })
   .meta({ id: 'StaffAppointment' });
 

@@ -6,10 +6,10 @@ import { appointmentStore, type Appointment } from './appointments.model.js';
 import { assertBookable, getBookingRules } from './availability.service.js';
 import { cellStarts, cellStore } from './cells.model.js';
 import { teamMail, visitorMail } from './mail.service.js';
-import { cancelReminders, planReminders } from './reminders.service.js';
+import { planReminders } from './reminders.service.js';
 import { getSettings } from './settings.service.js';
 import { publishAppointment } from './events.service.js';
-import { releaseLeft, reserveCells } from './staff.service.js';
+import { releaseLeft, reserveCells, withdrawConfirmed } from './staff.service.js';
 
 // The visitor's manage link: a credential minted at confirmation, good for that one appointment until it has passed.
 
@@ -60,14 +60,8 @@ export async function cancelByManageToken(deps: Deps, token: string, reason: str
   if (appointment.scheduledAt.getTime() - deps.clock.now().getTime() < rules.cancelNoticeHours * HOUR) {
     throw fail('too_late_to_cancel', `Appointments can be cancelled online until ${rules.cancelNoticeHours} hours before the start.`);
   }
-  const why = reason?.trim() || null;
-  const cancelled = await appointmentStore(deps.db).cancelConfirmed(workspace.id, appointment.id, appointment.scheduledAt, why, deps.clock.now());
-  if (!cancelled) throw fail('appointment_changed');
-  await cellStore(deps.db).release(workspace.id, appointment.id, cellStarts(appointment.scheduledAt, appointment.scheduledEnd));
-  await cancelReminders(deps, appointment.id).catch((error: unknown) => deps.logger.error({ err: error, appointmentId: appointment.id }, 'reminders could not be removed'));
-  await visitorMail(deps, workspace, cancelled, 'visitorCancelled');
-  await teamMail(deps, workspace, cancelled, 'customerCancelled', { declineReason: why });
-  await publishAppointment(deps, 'appointment.cancelled', cancelled, 'visitor');
+  const cancelled = await withdrawConfirmed(deps, workspace, appointment, reason, 'visitor');
+  await teamMail(deps, workspace, cancelled, 'customerCancelled', { declineReason: cancelled.cancelReason });
   return { id: cancelled.id, status: 'CANCELLED' as const };
 }
 

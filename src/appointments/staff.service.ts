@@ -3,7 +3,7 @@ import { type Workspace } from '../workspaces/workspaces.service.js';
 import { fail, invalid } from '../shared/errors.js';
 import { pageOf } from '../shared/paging.js';
 import { matchedBy, type PersonKeys } from '../shared/person-keys.js';
-import { appointmentStore, type Appointment, type AppointmentStatus } from './appointments.model.js';
+import { appointmentStore, type Appointment, type AppointmentFilter } from './appointments.model.js';
 import { cellStarts, cellStore, CELL_MINUTES } from './cells.model.js';
 import { randomToken, sha256Hex } from '../shared/crypto.js';
 import { manageUrl, visitorMail } from './mail.service.js';
@@ -23,12 +23,13 @@ export function toStaffAppointment(a: Appointment) {
     identityVerified: a.identityVerified,
     visitorAttributes: a.visitorAttributes,
     cancelledAt: a.cancelledAt ? a.cancelledAt.toISOString() : null,
+    cancelReason: a.cancelReason,
   };
 }
 
-export async function listForStaff(deps: Deps, workspaceId: string, filter: { status?: AppointmentStatus; page: number; limit: number; from?: Date; to?: Date }) {
+export async function listForStaff(deps: Deps, workspaceId: string, filter: AppointmentFilter & { page: number; limit: number }) {
   const request = { page: filter.page, limit: filter.limit };
-  const { items, total } = await appointmentStore(deps.db).list(workspaceId, { status: filter.status, from: filter.from, to: filter.to }, request);
+  const { items, total } = await appointmentStore(deps.db).list(workspaceId, { status: filter.status, q: filter.q, from: filter.from, to: filter.to }, request);
   return pageOf(request, items.map(toStaffAppointment), total);
 }
 
@@ -158,6 +159,34 @@ export async function reschedule(deps: Deps, workspace: Workspace, id: string, s
   await visitorMail(deps, workspace, moved, 'visitorRescheduled', { previousStart: current.scheduledAt.toISOString() });
   await publishAppointment(deps, 'appointment.rescheduled', moved, 'team', current.scheduledAt);
   return toStaffAppointment(moved);
+}
+
+/**
+ * CONFIRMED -> CANCELLED by the team (the business calls it off): at any time, the visitor's notice rule is
+ * theirs alone. A PENDING request is declined instead (409 `appointment_not_confirmed`).
+ */
+export async function cancelByStaff(deps: Deps, workspace: Workspace, id: string, reason: string | null) {
+  const current = await mustFind(deps, workspace.id, id);
+  const cancelled = await withdrawConfirmed(deps, workspace, current, reason, 'team');
+  return toStaffAppointment(cancelled);
+}
+
+/**
+ * Cancels a CONFIRMED appointment, whoever asks: its time is freed, its reminders dropped, the visitor gets the
+ * withdrawal of the invite (with the reason), and `appointment.cancelled` is published naming who did it.
+ */
+export async function withdrawConfirmed(deps: Deps, workspace: Workspace, current: Appointment, reason: string | null, by: 'visitor' | 'team'): Promise<Appointment> {
+  if (current.status !== 'CONFIRMED' || !current.scheduledAt || !current.scheduledEnd) {
+    throw fail('appointment_not_confirmed', `The appointment is ${current.status}; only a CONFIRMED appointment can be cancelled.`);
+  }
+  const why = reason?.trim() || null;
+  const cancelled = await appointmentStore(deps.db).cancelConfirmed(workspace.id, current.id, current.scheduledAt, why, deps.clock.now());
+  if (!cancelled) throw fail('appointment_changed');
+  await cellStore(deps.db).release(workspace.id, current.id, cellStarts(current.scheduledAt, current.scheduledEnd));
+  await cancelReminders(deps, current.id).catch((error: unknown) => deps.logger.error({ err: error, appointmentId: current.id }, 'reminders could not be removed'));
+  await visitorMail(deps, workspace, cancelled, 'visitorCancelled', { declineReason: by === 'team' ? why : null });
+  await publishAppointment(deps, 'appointment.cancelled', cancelled, by);
+  return cancelled;
 }
 
 /** After a move: frees the cells of the old time that the new one does not cover. */

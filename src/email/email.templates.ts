@@ -115,9 +115,9 @@ export const appointmentEmails = {
   /** To the visitor: declined, with the optional reason. */
   visitorDeclined: (data: AppointmentMailData, t = strings(data)): RenderedMail =>
     render(t.declinedSubject(data.workspaceName), t.hello(data.visitorName), [t.declinedBody(data.workspaceName)], [...when(data, t), { label: t.reason, value: data.declineReason ?? '' }], []),
-  /** To the visitor: a confirmed appointment was cancelled. */
+  /** To the visitor: a confirmed appointment was cancelled (by the team: with their reason, when given). */
   visitorCancelled: (data: AppointmentMailData, t = strings(data)): RenderedMail =>
-    render(t.cancelledSubject(data.workspaceName), t.hello(data.visitorName), [t.cancelledBody(data.workspaceName)], when(data, t), []),
+    render(t.cancelledSubject(data.workspaceName), t.hello(data.visitorName), [t.cancelledBody(data.workspaceName)], [...when(data, t), { label: t.reason, value: data.declineReason ?? '' }], []),
   /** To the visitor: moved to a new time (`previousStart` the old one). */
   visitorRescheduled: (data: AppointmentMailData, t = strings(data)): RenderedMail =>
     render(t.rescheduledSubject(data.workspaceName), t.hello(data.visitorName), [t.rescheduledBody(data.workspaceName)], [...when(data, t), ...manage(data, t)], [data.policyText]),

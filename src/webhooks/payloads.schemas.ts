@@ -74,7 +74,7 @@ const EVENTS: Record<EventName, { summary: string; data: z.ZodType }> = {
   'appointment.requested': { summary: 'A visitor requests an appointment.', data: appointmentData },
   'appointment.confirmed': { summary: 'The team confirms a requested appointment.', data: appointmentData },
   'appointment.declined': { summary: 'The team declines a requested appointment.', data: appointmentData },
-  'appointment.cancelled': { summary: 'The visitor cancels (a pending request by its cancellation link, a confirmed appointment by its manage link).', data: appointmentData },
+  'appointment.cancelled': { summary: 'The visitor cancels (a pending request by its cancellation link, a confirmed appointment by its manage link), or the team cancels a confirmed appointment (`by: "team"`).', data: appointmentData },
   'appointment.rescheduled': { summary: 'A confirmed appointment moves to another time (by the team or by the visitor\'s manage link).', data: appointmentData },
   'conversation.created': { summary: 'A visitor starts a new live-chat conversation (not on resume).', data: conversationData },
   'conversation.closed': { summary: 'The team closes a conversation.', data: conversationData },

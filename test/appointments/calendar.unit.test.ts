@@ -18,7 +18,7 @@ const appointment = (visitorName: string): Appointment => ({
   id: 'a1', workspaceId: 'w1', status: 'CONFIRMED', requestedAt: at, scheduledAt: at, scheduledEnd: null, durationMinutes: 30,
   timezone: 'Europe/Berlin', visitorName, visitorEmail: 'visitor@example.test', visitorPhone: null, visitorMessage: null,
   visitorSessionId: null, externalId: null, identityVerified: false, visitorAttributes: null, declineReason: null,
-  rescheduleCount: 0, respondedAt: null, cancelledAt: null, createdAt: at, locale: null,
+  rescheduleCount: 0, respondedAt: null, cancelledAt: null, cancelReason: null, createdAt: at, locale: null,
 });
 
 const HOSTILE = [

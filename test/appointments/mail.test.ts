@@ -43,6 +43,12 @@ test('a request mails the visitor and the notification address; confirm, resched
   const second = await book(node.url, ws, slot(3), { visitorEmail: 'second@visitor.test' });
   expect((await staff(node.url, ws, `/${second.id}/decline`, { reason: 'Oven repairs that day' })).status).toBe(200);
   await mailTo('second@visitor.test', 'Oven repairs that day');
+
+  // The team calls a confirmed appointment off: the visitor hears why, and the invite is withdrawn.
+  expect((await staff(node.url, ws, `/${first.id}/cancel`, { reason: 'The baker is ill' })).status).toBe(200);
+  const withdrawn = await mailTo('first@visitor.test', 'The baker is ill');
+  expect(body(withdrawn)).toContain('is cancelled');
+  expect(body(withdrawn)).toContain('filename=cancel.ics');
 });
 
 test('without a notification address the workspace owners are notified', async () => {

@@ -113,6 +113,33 @@ test('staff routes: 409 and 404 codes on the wire; body, query and path bounds a
   expect(declined.body.status).toBe('REJECTED');
 });
 
+test('the team cancels a confirmed appointment at any time: its time is free again; pending, cancelled and foreign ones are refused', async () => {
+  const ws = await freshWorkspace();
+  const other = await freshWorkspace();
+  const a = await book(node.url, ws, '2025-06-02T10:00:00Z');
+  const b = await book(node.url, ws, '2025-06-02T10:00:00Z');
+  const foreign = await book(node.url, other, '2025-06-02T10:00:00Z');
+  expect((await staff(node.url, other, `/${foreign.id}/confirm`)).status).toBe(200);
+  const pending = await staff(node.url, ws, `/${a.id}/cancel`, {});
+  expect(pending.status).toBe(409);
+  expect(pending.body.code).toBe('appointment_not_confirmed');
+  expect((await staff(node.url, ws, `/${a.id}/confirm`)).status).toBe(200);
+  expect((await staff(node.url, ws, `/${b.id}/confirm`)).body.code).toBe('appointment_overlap');
+
+  expect((await staff(node.url, ws, `/${a.id}/cancel`, { reason: 'x'.repeat(2001) })).status).toBe(400);
+  expect((await staff(node.url, ws, `/${foreign.id}/cancel`, {})).status).toBe(404);
+  // Four hours ahead, inside the visitor's 24-hour notice (the default): the team may still call it off.
+  const cancelled = await staff(node.url, ws, `/${a.id}/cancel`, { reason: 'x'.repeat(2000) });
+  expect(cancelled.status).toBe(200);
+  expect(cancelled.body).toMatchObject({ status: 'CANCELLED', cancelReason: 'x'.repeat(2000), cancelledAt: NOW.toISOString() });
+  const again = await staff(node.url, ws, `/${a.id}/cancel`, {});
+  expect(again.status).toBe(409);
+  expect(again.body.code).toBe('appointment_not_confirmed');
+  // The freed time takes the other request; the other workspace's appointment is untouched.
+  expect((await staff(node.url, ws, `/${b.id}/confirm`)).status).toBe(200);
+  expect((await request(node.url, `/admin/workspaces/${other.id}/appointments/${foreign.id}`, { token: other.token })).body.status).toBe('CONFIRMED');
+});
+
 test('agents work appointments but may not change the plugin settings; non-members see 404', async () => {
   const ws = await freshWorkspace();
   const email = `agent-${ws.id}@example.com`;
