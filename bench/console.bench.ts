@@ -12,7 +12,7 @@
  *   operator logs in once through the form; every measured load is then a fresh tab of that browser context
  *   whose sessionStorage holds the session (the workspace is remembered in localStorage, the bundle is in the
  *   HTTP cache): a returning member opening the view. First paint is the time from `page.goto(<url>/console#/<view>)`
- *   until the view's first list entry is visible: chats `#conversations li`, submissions `#submissions li`,
+ *   until the view's first list entry is visible: inbox `#inbox-items li`, chats `#conversations li`, submissions `#submissions li`,
  *   bookings `#pending li`, team `#members li`. After one warm-up load per view, BENCH_LOADS (5) rounds take
  *   the views in turn (so outside load on a shared machine falls on all alike); median and max per view.
  *   The human lines also show the in-page time (navigation start to the entry in the DOM, a MutationObserver)
@@ -52,6 +52,7 @@ const BUDGET_KB = 150;
 
 /** Each view, the element its first paint shows, and the admin list call (under the workspace) that entry comes from. */
 const VIEWS = [
+  { name: 'inbox', selector: '#inbox-items li', list: '/inbox?limit=50&state=waiting' },
   { name: 'chats', selector: '#conversations li', list: '/conversations?status=OPEN&limit=100&page=1' },
   { name: 'submissions', selector: '#submissions li', list: '/submissions?limit=50&page=1&state=open' },
   { name: 'bookings', selector: '#pending li', list: '/appointments?status=PENDING&limit=200' },

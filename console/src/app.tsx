@@ -9,6 +9,7 @@ import { t } from './strings.js';
 import * as submissions from './submissions.js';
 import * as bookings from './bookings.js';
 import { SubmissionsView } from './submissions-view.js';
+import { InboxView } from './inbox-view.js';
 import { BookingsView } from './bookings-view.js';
 import { AccountView, TeamView } from './team-view.js';
 import { PublicPage } from './auth-pages.js';
@@ -19,8 +20,7 @@ const BASE_TITLE = t.appTitle;
 
 export function App() {
   useSignalEffect(() => {
-    // Everything that waits for the team: unread chat messages, open submissions, unanswered booking requests.
-    const waiting = store.unreadTotal.value + submissions.waiting.value + bookings.pending.value.length;
+    const waiting = waitingTotal();
     document.title = waiting > 0 ? `(${waiting}) ${BASE_TITLE}` : BASE_TITLE;
   });
   return (
@@ -94,6 +94,7 @@ function Console() {
 }
 
 const VIEWS: Record<Section, () => preact.JSX.Element> = {
+  inbox: InboxView,
   chats: ChatsView,
   submissions: SubmissionsView,
   bookings: BookingsView,
@@ -106,7 +107,11 @@ function View() {
   return <Shown />;
 }
 
+/** Everything that waits for the team: unread chat messages, open submissions, unanswered booking requests. */
+const waitingTotal = () => store.unreadTotal.value + submissions.waiting.value + bookings.pending.value.length;
+
 const BADGES: Record<Section, () => number> = {
+  inbox: waitingTotal,
   chats: () => store.unreadTotal.value,
   submissions: () => submissions.waiting.value,
   bookings: () => bookings.pending.value.length,

@@ -5,12 +5,11 @@ import { hrefOf, navigate, route } from './router.js';
 import { t } from './strings.js';
 import { drafts, FilterSelect } from './widgets.js';
 import { PersonPanel } from './person-panel.js';
+import { loadView } from './store.js';
 
 export function BookingsView() {
   const id = route.value.id;
-  useEffect(() => {
-    void bookings.loadBookings();
-  }, []);
+  useEffect(() => loadView(bookings.loadBookings), []);
   useEffect(() => {
     void bookings.select(id);
   }, [id]);
@@ -132,6 +131,7 @@ function BookingDetail({ id }: { id: string }) {
       </dl>
       {b.status === 'PENDING' && <Answer booking={b} />}
       {b.status === 'CONFIRMED' && <Reschedule booking={b} />}
+      {b.status === 'CONFIRMED' && <Cancel booking={b} />}
       <PersonPanel keys={{ externalId: b.externalId, email: b.visitorEmail, visitorSessionId: b.visitorSessionId }} current={b.id} />
     </section>
   );
@@ -257,6 +257,46 @@ function Reschedule({ booking }: { booking: Booking }) {
       <p role="status" class="muted">
         {moved ? t.rescheduled : ''}
       </p>
+    </form>
+  );
+}
+
+/** Calls a confirmed appointment off; the note goes to the visitor with the withdrawn invite. Typed text survives a reload. */
+function Cancel({ booking }: { booking: Booking }) {
+  const key = `cancel.${booking.id}`;
+  const [reason, setReason] = useState(drafts.get(key));
+  const [problem, setProblem] = useState('');
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    const outcome = await bookings.answer(booking.id, { cancelReason: reason });
+    setBusy(false);
+    setProblem(outcome.ok ? '' : (outcome.issues[0]?.message ?? outcome.message));
+    if (outcome.ok) drafts.set(key, '');
+  };
+  return (
+    <form id="cancel" class="stack" onSubmit={submit}>
+      <label for="cancel-reason">{t.cancelReason}</label>
+      <textarea
+        id="cancel-reason"
+        rows={2}
+        value={reason}
+        aria-invalid={problem ? 'true' : undefined}
+        aria-describedby={problem ? 'cancel-problem' : undefined}
+        onInput={(e) => {
+          setReason(e.currentTarget.value);
+          drafts.set(key, e.currentTarget.value);
+        }}
+      />
+      {problem && (
+        <p id="cancel-problem" class="field-error">
+          {problem}
+        </p>
+      )}
+      <button type="submit" class="danger" disabled={busy}>
+        {t.cancelAppointment}
+      </button>
     </form>
   );
 }

@@ -2,7 +2,7 @@ import { batch, signal } from '@preact/signals';
 import { DateTime } from 'luxon';
 import { ApiError, type FieldIssue, type Page } from './api.js';
 import { alert } from './alerts.js';
-import { call, error, socketHooks, whenSynced, workspaceId, ws } from './store.js';
+import { afterFirstPaint, call, error, socketHooks, whenSynced, workspaceId, ws } from './store.js';
 import { language, t } from './strings.js';
 import { route } from './router.js';
 
@@ -109,16 +109,21 @@ export type Outcome = { ok: true } | { ok: false; issues: FieldIssue[]; message:
 
 /**
  * Confirm (at the requested time, or at `confirmAt`, a wall-clock time of the plugin's zone), decline with a
- * note, or move a confirmed appointment (`rescheduleAt`, a wall-clock time too). A refusal (the slot overlaps another confirmed appointment: 409) comes back in words for the form.
+ * note, cancel a confirmed appointment with a note, or move it (`rescheduleAt`, a wall-clock time too). A refusal (the slot overlaps another confirmed appointment: 409) comes back in words for the form.
  */
-export async function answer(id: string, action: { confirmAt?: string | null } | { declineReason: string } | { rescheduleAt: string }): Promise<Outcome> {
+export async function answer(
+  id: string,
+  action: { confirmAt?: string | null } | { declineReason: string } | { rescheduleAt: string } | { cancelReason: string },
+): Promise<Outcome> {
   const path = `${ws()}/appointments/${encodeURIComponent(id)}`;
   const instant = (local: string) => DateTime.fromISO(local, { zone: zone.value }).toISO();
   try {
     const stored =
       'declineReason' in action
         ? await call<Booking>('POST', `${path}/decline`, { reason: action.declineReason.trim() || null })
-        : 'rescheduleAt' in action
+        : 'cancelReason' in action
+          ? await call<Booking>('POST', `${path}/cancel`, { reason: action.cancelReason.trim() || null })
+          : 'rescheduleAt' in action
           ? await call<Booking>('POST', `${path}/reschedule`, { scheduledAt: action.rescheduleAt ? instant(action.rescheduleAt) : '' })
           : await call<Booking>('POST', `${path}/confirm`, action.confirmAt ? { scheduledAt: instant(action.confirmAt) } : {});
     batch(() => {
@@ -149,7 +154,7 @@ function report(err: unknown): void {
 
 socketHooks.push((socket) => {
   // A (re)connect catches up on what the view shows; elsewhere only the queue, which is the badge.
-  socket.on('connect', () => void (route.value.section === 'bookings' ? loadBookings() : loadPending()));
+  socket.on('connect', () => afterFirstPaint(() => void (route.value.section === 'bookings' ? loadBookings() : loadPending())));
   socket.on('appointment.requested', (event) =>
     whenSynced(() => {
       void loadPending();

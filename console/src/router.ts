@@ -4,8 +4,8 @@ import { computed, signal } from '@preact/signals';
  * The team app's views live in the URL's hash (`#/submissions/<id>`): links from mails open the right view,
  * the browser's back button works, and nothing of the route (ids, one-time tokens) reaches a server log.
  */
-export type Section = 'chats' | 'submissions' | 'bookings' | 'team' | 'account';
-export const SECTIONS: Section[] = ['chats', 'submissions', 'bookings', 'team', 'account'];
+export type Section = 'inbox' | 'chats' | 'submissions' | 'bookings' | 'team' | 'account';
+export const SECTIONS: Section[] = ['inbox', 'chats', 'submissions', 'bookings', 'team', 'account'];
 
 /** Pages a mail's link or the login form opens: shown whether or not someone is logged in. */
 export type PublicPage = 'invitation' | 'reset-password' | 'forgot-password';
@@ -13,7 +13,7 @@ const PUBLIC_PAGES: PublicPage[] = ['invitation', 'reset-password', 'forgot-pass
 
 function parse(hash: string): { section: Section; page: PublicPage | null; id: string | null } {
   const [head, id] = hash.replace(/^#\/?/, '').split('/');
-  const section = SECTIONS.find((s) => s === head) ?? 'chats';
+  const section = SECTIONS.find((s) => s === head) ?? 'inbox';
   const page = PUBLIC_PAGES.find((p) => p === head) ?? null;
   return { section, page, id: id ? decodeURIComponent(id) : null };
 }

@@ -5,6 +5,7 @@ import { NAMESPACES } from '../../src/realtime/events.js';
 import { api, ApiError, storeToken, storedToken, visitorLabel, type Conversation, type Page, type Workspace } from './api.js';
 import { alert } from './alerts.js';
 import { t } from './strings.js';
+import { route } from './router.js';
 
 /** Largest page of the inbox and of a messages poll (the API's bounds). */
 const LIST_LIMIT = 100;
@@ -92,17 +93,42 @@ export async function start(): Promise<void> {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// First paint: the shown view's own list goes first
+// ---------------------------------------------------------------------------------------------
+
+/** The longest what only feeds badges waits for the view's first list. */
+const BADGES_WAIT_MS = 1500;
+let markPainted: () => void = () => {};
+let painted = Promise.resolve();
+
+/**
+ * Loads the shown view's list; what only feeds badges and catch-ups (`afterFirstPaint`) starts once it is
+ * in, so on a busy server the view's own call does not queue behind them.
+ */
+export function loadView(load: () => Promise<void>): void {
+  if (!workspaceId.value) return;
+  void load().finally(markPainted);
+}
+
+export function afterFirstPaint(work: () => void): void {
+  void Promise.race([painted, new Promise((resolve) => setTimeout(resolve, BADGES_WAIT_MS))]).then(work);
+}
+
 export function pickWorkspace(id: string): void {
   localStorage.setItem(WORKSPACE_KEY, id);
   socket?.disconnect();
+  painted = new Promise<void>((resolve) => (markPainted = resolve));
   batch(() => {
     workspaceId.value = id;
     selectedId.value = null;
     messages.value = [];
     conversations.value = [];
   });
-  // Not waiting for the socket: the inbox shows first, and every connect refetches it anyway.
-  void loadConversations();
+  // Not waiting for the socket: the list shows first, and every connect refetches it anyway. Elsewhere the
+  // chat list only feeds the badge.
+  if (route.value.section === 'chats') loadView(loadConversations);
+  else afterFirstPaint(() => void loadConversations());
   connect(id);
 }
 
@@ -348,7 +374,7 @@ function connect(id: string): void {
   live.value = 'connecting';
   next.on('connect', () => {
     live.value = 'live';
-    void resync();
+    afterFirstPaint(() => void resync());
   });
   next.on('disconnect', (reason) => {
     live.value = 'offline';

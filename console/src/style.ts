@@ -39,7 +39,8 @@ button[type=submit]{background:#1f4fd1;color:#fff}
 .sections a[aria-current=page]{background:#1f4fd1;color:#fff}
 .entries{list-style:none;margin:0;padding:0;max-height:70vh;overflow-y:auto}
 .entries a{display:block;padding:10px 8px;border-radius:6px;color:#1d2330;text-decoration:none;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
-.entries a[aria-current=true]{background:#e5ecfb}.entries a[data-handled=true]{color:#545b66}
+.entries a[aria-current=true]{background:#e5ecfb}.entries a[data-handled=true],.entries a[data-waiting=false]{color:#545b66}
+.entries .kind{font-size:.85em;text-transform:uppercase;letter-spacing:.04em}
 .entries .who{font-weight:600}.entries .last{color:#545b66}
 .facts{margin:8px 0;display:grid;grid-template-columns:auto minmax(0,1fr);gap:4px 8px}.facts dt{color:#545b66}.facts dd{margin:0;overflow-wrap:anywhere}
 .message{white-space:pre-wrap;overflow-wrap:anywhere}

@@ -5,12 +5,11 @@ import { t } from './strings.js';
 import * as submissions from './submissions.js';
 import { drafts, FilterSelect, SearchBox, when } from './widgets.js';
 import { PersonPanel } from './person-panel.js';
+import { loadView } from './store.js';
 
 export function SubmissionsView() {
   const id = route.value.id;
-  useEffect(() => {
-    void submissions.loadSubmissions();
-  }, []);
+  useEffect(() => loadView(submissions.loadSubmissions), []);
   useEffect(() => {
     if (id) void submissions.openSubmission(id);
   }, [id]);

@@ -1,7 +1,7 @@
 import { batch, signal } from '@preact/signals';
 import { ApiError, type FieldIssue, type Page } from './api.js';
 import { alert } from './alerts.js';
-import { call, error, socketHooks, whenSynced, workspaceId, ws } from './store.js';
+import { afterFirstPaint, call, error, socketHooks, whenSynced, workspaceId, ws } from './store.js';
 import { t } from './strings.js';
 import { route } from './router.js';
 
@@ -129,10 +129,12 @@ function report(err: unknown): void {
 socketHooks.push((socket) => {
   // The list is fetched where it is shown; every view keeps the badge's count.
   const shown = () => route.value.section === 'submissions';
-  socket.on('connect', () => {
-    void countWaiting();
-    if (shown()) void loadSubmissions();
-  });
+  socket.on('connect', () =>
+    afterFirstPaint(() => {
+      void countWaiting();
+      if (shown()) void loadSubmissions();
+    }),
+  );
   socket.on('submission.created', (event) =>
     whenSynced(() => {
       void countWaiting();

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { me } from './engagement.js';
+import { loadView } from './store.js';
 import { t } from './strings.js';
 import * as team from './team.js';
 import type { Member, MemberRole } from './team.js';
@@ -7,7 +8,7 @@ import { Field, FormProblem, text, useSubmit, when } from './widgets.js';
 
 /** The workspace's team: everyone sees who is in it; owners invite, change roles and remove. */
 export function TeamView() {
-  useEffect(() => void team.loadTeam(), []);
+  useEffect(() => loadView(team.loadTeam), []);
   const [status, setStatus] = useState('');
   return (
     <div class="cols">

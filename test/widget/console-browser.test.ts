@@ -93,7 +93,7 @@ async function consolePage(options: { viewport?: { width: number; height: number
 }
 
 async function logIn(page: Page, workspaceId = ws.id): Promise<void> {
-  await page.goto(`${node.url}/console`);
+  await page.goto(`${node.url}/console#/chats`);
   await page.locator('#email').fill(OPERATOR.email);
   await page.locator('#password').fill(OPERATOR.password);
   await page.locator('#login button[type="submit"]').click();
@@ -311,7 +311,7 @@ test('axe-core finds no violations on the console (login, inbox, open conversati
       const result = await page.evaluate(async () => (await window.axe.run(document)).violations.map((v: any) => `${v.id}: ${v.nodes.map((n: any) => n.target).join(', ')}`));
       return result as string[];
     };
-    await page.goto(`${node.url}/console`);
+    await page.goto(`${node.url}/console#/chats`);
     await page.locator('#email').waitFor();
     expect(await violations()).toEqual([]);
     await logIn(page);

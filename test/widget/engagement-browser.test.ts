@@ -54,7 +54,7 @@ test('typing both ways appears and clears; agent names, read status and unread c
 
   const agentContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const agent = await agentContext.newPage();
-  await agent.goto(`${node.url}/console`);
+  await agent.goto(`${node.url}/console#/chats`);
   await agent.locator('#email').fill(OPERATOR.email);
   await agent.locator('#password').fill(OPERATOR.password);
   await agent.locator('#login button[type="submit"]').click();

@@ -6,6 +6,7 @@ import { book, configure, everyDay } from '../appointments/helpers.js';
 import { activateChat, startChat } from '../livechat/support.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { buildConsole } from '../../scripts/build-widget.mjs';
+import { startSmtp } from '../email/smtp.js';
 
 /**
  * The team app's submissions and bookings views in a real Chromium against a real node: what a visitor sends
@@ -17,6 +18,7 @@ declare const document: any;
 let node: HearthNode;
 let browser: Browser;
 let ws: WorkspaceFixture;
+let smtp: Awaited<ReturnType<typeof startSmtp>>;
 const HOUR = 3_600_000;
 /** A whole hour some hours ahead of now (round-the-clock business hours take any). */
 /** How the app writes a time in the plugin's zone (the booking's time line starts with it). */
@@ -25,7 +27,8 @@ const slot = (hoursAhead: number) => new Date(Math.ceil(Date.now() / HOUR) * HOU
 
 beforeAll(async () => {
   await buildConsole();
-  node = await startTestNode();
+  smtp = await startSmtp();
+  node = await startTestNode({ env: { SMTP_URL: smtp.url, EMAIL_RETRY_BASE_MS: '100' } });
   ws = await createWorkspace(node.url, { name: 'Team App Bakery' });
   await configure(node.url, ws, { timezone: 'Europe/Berlin', leadTimeHours: 0, bookingWindowDays: 14, businessHours: everyDay([['00:00', '24:00']]) });
   browser = await launchChromium();
@@ -34,7 +37,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await node?.stop();
+  await smtp?.stop();
 });
+
+/** The raw message with quoted-printable soft breaks removed, so phrases can be searched. */
+const mailTo = (address: string, phrase: string) =>
+  eventually(() => smtp.mails.find((m) => m.to.includes(address) && m.raw.replace(/=\r?\n/g, '').includes(phrase)), 10_000);
 
 async function withApp(run: (page: Page) => Promise<void>, options: { width?: number; locale?: string; hash?: string } = {}) {
   const context = await browser.newContext({ locale: options.locale ?? 'en-US', viewport: { width: options.width ?? 1280, height: 800 } });
@@ -108,7 +116,7 @@ test('a booking request arrives live; the team confirms one, is told of an overl
   await withApp(async (page) => {
     await page.locator('#nav-bookings').click();
     await page.locator('#agenda-title').waitFor();
-    const first = await book(node.url, ws, slot(3), { visitorName: 'Ann Booking', visitorMessage: 'Birthday cake tasting' });
+    const first = await book(node.url, ws, slot(3), { visitorName: 'Ann Booking', visitorEmail: 'ann@visitor.test', visitorMessage: 'Birthday cake tasting' });
     await page.locator(`#booking-${first.id}`).waitFor({ timeout: 10_000 });
     await page.locator(`#booking-${first.id}`).click();
     await page.locator('#booking-title').waitFor();
@@ -117,6 +125,9 @@ test('a booking request arrives live; the team confirms one, is told of an overl
     await page.locator('#confirm button[type=submit]').click();
     await eventually(async () => (await page.locator('#booking-status').textContent()) === 'confirmed', 10_000);
     expect((await request(node.url, `/admin/workspaces/${ws.id}/appointments/${first.id}`, { token: ws.token })).body.status).toBe('CONFIRMED');
+    // The visitor is told, with the calendar invite.
+    const confirmation = await mailTo('ann@visitor.test', 'filename=invite.ics');
+    expect(confirmation.raw).toContain('confirmed');
 
     // A confirmed appointment moves to another time of the plugin's zone; a blank time is refused beside the field.
     await page.locator('#reschedule button[type=submit]').click();
@@ -217,3 +228,62 @@ test("beside a submission, the person timeline shows that visitor's chat and boo
     { hash: `#/submissions/${sent.body.id}` },
   );
 }, 90_000);
+
+test('the inbox: chats, submissions and booking requests newest first, live, filtered by keyboard; a confirmed booking is cancelled from its view', async () => {
+  const own = await createWorkspace(node.url, { name: 'Inbox Bakery' });
+  const publishableKey = await activateChat(node.url, own);
+  await configure(node.url, own, { timezone: 'Europe/Berlin', leadTimeHours: 0, bookingWindowDays: 14, businessHours: everyDay([['00:00', '24:00']]) });
+  const started = await startChat(node.url, publishableKey, { visitorSessionId: 'inbox-visitor' });
+  await request(node.url, `/external/live-chat/conversations/${started.body.conversationToken}/messages`, { body: { body: 'Is the shop open?', visitorName: 'Hana Chat' } });
+  const booked = await book(node.url, own, slot(6), { visitorName: 'Ivo Booking', visitorEmail: 'ivo@visitor.test' });
+  const previous = ws;
+  ws = own;
+  try {
+    await withApp(async (page) => {
+      // The app opens on the inbox.
+      await page.locator('#inbox-title').waitFor();
+      await page.locator(`#inbox-booking-${booked.id}`).waitFor({ timeout: 10_000 });
+      const sent = await request(node.url, '/external/submissions', { apiKey: own.apiKey, body: { name: 'Jo Form', email: 'jo@visitor.test', message: 'Gluten-free?' } });
+      await page.locator(`#inbox-submission-${sent.body.id}`).waitFor({ timeout: 10_000 });
+      const order = await page.locator('#inbox-items a').evaluateAll((links: { id: string }[]) => links.map((a) => a.id));
+      expect(order).toEqual([`inbox-submission-${sent.body.id}`, `inbox-booking-${booked.id}`, `inbox-chat-${started.body.conversationId}`]);
+      await expect(page.locator(`#inbox-chat-${started.body.conversationId}`).textContent()).resolves.toContain('Is the shop open?');
+      expect(await axeViolations(page)).toEqual([]);
+
+      // Keyboard only: only booking requests, then open the one shown.
+      await page.locator('#inbox-kind').focus();
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('ArrowDown');
+      await eventually(async () => (await page.locator('#inbox-items a').count()) === 1, 10_000);
+      await page.locator(`#inbox-booking-${booked.id}`).focus();
+      await page.keyboard.press('Enter');
+      await page.locator('#booking-title', { hasText: 'Ivo Booking' }).waitFor();
+      await page.locator('#confirm button[type=submit]').click();
+      await eventually(async () => (await page.locator('#booking-status').textContent()) === 'confirmed', 10_000);
+
+      // The team calls it off with a note; the visitor hears why.
+      await page.locator('#cancel-reason').fill('Our oven broke down.');
+      await page.locator('#cancel button[type=submit]').click();
+      await eventually(async () => (await page.locator('#booking-status').textContent()) === 'cancelled', 10_000);
+      await mailTo('ivo@visitor.test', 'Our oven broke down.');
+      expect((await request(node.url, `/admin/workspaces/${own.id}/appointments/${booked.id}`, { token: own.token })).body).toMatchObject({ status: 'CANCELLED', cancelReason: 'Our oven broke down.' });
+      expect(await axeViolations(page)).toEqual([]);
+    });
+
+    // At 375 px in German: the inbox fits, and an entry opens its chat.
+    await withApp(
+      async (page) => {
+        await page.locator(`#inbox-chat-${started.body.conversationId}`).waitFor({ timeout: 10_000 });
+        await expect(page.locator('#nav-inbox').textContent()).resolves.toContain('Eingang');
+        expect(await overflowsSideways(page)).toBe(false);
+        expect(await axeViolations(page)).toEqual([]);
+        await page.locator(`#inbox-chat-${started.body.conversationId}`).click();
+        await page.locator('#title', { hasText: 'Hana Chat' }).waitFor({ timeout: 10_000 });
+      },
+      { width: 375, locale: 'de-DE' },
+    );
+  } finally {
+    ws = previous;
+  }
+}, 120_000);

@@ -108,7 +108,7 @@ test('the agent console shows visitor names and bodies literally, and sends the 
   expect(first.status).toBe(201);
 
   await withPage(async (page) => {
-    await page.goto(`${node.url}/console`);
+    await page.goto(`${node.url}/console#/chats`);
     await page.locator('#email').fill(OPERATOR.email);
     await page.locator('#password').fill(OPERATOR.password);
     await page.locator('#login button[type="submit"]').click();
