@@ -89,20 +89,35 @@ export function mountRoutes(app: Express, deps: Deps, routes: RouteDef[], authen
       const query = parse(def.query, { ...(req.query as object) }, 'query parameters');
       const body = parse(def.body, req.body ?? {}, 'body');
       const cacheable = def.bypassCache?.(query) ? undefined : cacheKeyOf(def, auth.context, params, query);
-      const lookup = cacheable ? deps.cache.content.lookup(cacheable.key) : undefined;
+      const cache = deps.cache.content;
+      const lookup = cacheable ? cache.lookup(cacheable.key) : undefined;
       if (lookup && 'hit' in lookup) return sendCached(req, res, lookup.hit);
-      const reply = await def.handle({ deps, req, res, params, query, body, ...auth.context }).catch(async (error: unknown) => {
-        if (auth.onNotFound && error instanceof AppError && error.status === 404) await auth.onNotFound();
-        throw error;
-      });
-      if (res.headersSent) return;
-      if (cacheable && lookup && 'token' in lookup && (reply.status ?? 200) === 200 && reply.body !== undefined) {
-        const bytes = Buffer.isBuffer(reply.body) ? reply.body : (reply.json ?? Buffer.from(JSON.stringify(reply.body)));
-        const answer = { bytes, headers: reply.headers ?? {} };
-        deps.cache.content.store(cacheable.workspaceId, cacheable.key, answer, lookup.token);
-        return sendCached(req, res, answer);
+      const build = cacheable && lookup ? { ...cacheable, token: lookup.token } : undefined;
+      // Another request is building this very answer: it is shared rather than built again. (No await
+      // unless there is one: between this look and `building` below no other request may slip in.)
+      const running = build && cache.joinBuild(build.key, build.token);
+      const shared = running ? await running : undefined;
+      if (shared) return sendCached(req, res, shared);
+      let share: (answer: CachedAnswer | undefined) => void = () => {};
+      if (build) cache.building(build.key, build.token, new Promise((resolve) => (share = resolve)));
+      try {
+        const reply = await def.handle({ deps, req, res, params, query, body, ...auth.context }).catch(async (error: unknown) => {
+          if (auth.onNotFound && error instanceof AppError && error.status === 404) await auth.onNotFound();
+          throw error;
+        });
+        if (res.headersSent) return;
+        if (build && (reply.status ?? 200) === 200 && reply.body !== undefined) {
+          const bytes = Buffer.isBuffer(reply.body) ? reply.body : (reply.json ?? Buffer.from(JSON.stringify(reply.body)));
+          const answer = { bytes, headers: reply.headers ?? {} };
+          cache.store(build.workspaceId, build.key, answer, build.token);
+          share(answer);
+          return sendCached(req, res, answer);
+        }
+        send(res, reply);
+      } finally {
+        // Whatever did not end in a shareable answer (an error, another status): waiters build their own.
+        share(undefined);
       }
-      send(res, reply);
     });
   }
 }

@@ -93,6 +93,20 @@ describe('published content served from memory on every node', () => {
     expect(bytes).toBeGreaterThan(0);
   });
 
+  test('ten readers of one answer that is not cached share one build: the engine sees one reader', async () => {
+    const ws = await createWorkspace(a.url);
+    const admin = contentAdmin(a.url, ws);
+    for (const slug of ['one', 'two', 'three']) await admin.published({ slug, title: slug });
+    await read(b, '/external/workspace', ws);
+    // One cold read of a list page, then ten at once of another page of the same shape.
+    const alone = await commandsOnB(() => read(b, '/external/posts?limit=7', ws));
+    expect(alone.result.status).toBe(200);
+    const together = await commandsOnB(() => Promise.all(Array.from({ length: 10 }, () => read(b, '/external/posts?limit=8', ws))));
+    expect(together.result.map((res) => res.status)).toEqual(Array(10).fill(200));
+    expect(new Set(together.result.map((res) => res.text)).size).toBe(1);
+    expect(together.commands.length).toBe(alone.commands.length);
+  });
+
   test("publish, edit + republish, unpublish and delete on A show on B's next read", async () => {
     const ws = await createWorkspace(a.url);
     const admin = contentAdmin(a.url, ws);

@@ -106,7 +106,7 @@ describe('ContentCache (in-process bus)', () => {
     for (const [ws, key] of [['w1', k1], ['w2', k2]]) {
       const miss = cache.lookup(key);
       expect('token' in miss).toBe(true);
-      cache.store(ws, key, answer(ws), (miss as { token: number }).token);
+      cache.store(ws, key, answer(ws), (miss as { token: string }).token);
     }
     expect(cache.stats().entries).toBe(2);
     const bytesBefore = cache.stats().bytes;
@@ -121,10 +121,53 @@ describe('ContentCache (in-process bus)', () => {
     const bus = await InvalidationBus.start(undefined, pino({ level: 'silent' }));
     const cache = new ContentCache(bus, { maxBytes: 1_000_000, ttlMs: 60_000 });
     const key = ContentCache.key('w1', 'get /external/workspace', '[null,null]');
-    const miss = cache.lookup(key) as { token: number };
+    const miss = cache.lookup(key) as { token: string };
     await bus.publish(['workspace:w1']);
     cache.store('w1', key, answer('old'), miss.token);
     expect('hit' in cache.lookup(key)).toBe(false);
+  });
+
+  test('an invalidation of one workspace keeps the answers being built for another', async () => {
+    const bus = await InvalidationBus.start(undefined, pino({ level: 'silent' }));
+    const cache = new ContentCache(bus, { maxBytes: 1_000_000, ttlMs: 60_000 });
+    const a = ContentCache.key('wa', 'get /external/posts', '[null,{}]');
+    const b = ContentCache.key('wb', 'get /external/posts', '[null,{}]');
+    const missA = cache.lookup(a) as { token: string };
+    await bus.publish(['workspace:wb']);
+    cache.store('wa', a, answer('a'), missA.token);
+    expect(cache.lookup(a)).toEqual({ hit: answer('a') });
+    // A token names its workspace's generation: one taken before wb's write is stale for wb only.
+    const missB = cache.lookup(b) as { token: string };
+    const missA2 = cache.lookup(ContentCache.key('wa', 'get /external/workspace', '[null,null]')) as { token: string };
+    cache.store('wb', b, answer('b'), missB.token);
+    expect(cache.lookup(b)).toEqual({ hit: answer('b') });
+    expect(missA2.token).toBe(missA.token);
+  });
+
+  test('concurrent misses of one key share one build; another generation or key does not join it', async () => {
+    const bus = await InvalidationBus.start(undefined, pino({ level: 'silent' }));
+    const cache = new ContentCache(bus, { maxBytes: 1_000_000, ttlMs: 60_000 });
+    const key = ContentCache.key('w1', 'get /external/posts', '[null,{}]');
+    const other = ContentCache.key('w1', 'get /external/posts', '[null,{"page":2}]');
+    const first = cache.lookup(key) as { token: string };
+    expect(cache.joinBuild(key, first.token)).toBeUndefined();
+    let finish: (value: ReturnType<typeof answer> | undefined) => void = () => {};
+    cache.building(key, first.token, new Promise((resolve) => (finish = resolve)));
+    const second = cache.lookup(key) as { token: string };
+    const joined = cache.joinBuild(key, second.token);
+    expect(joined).toBeDefined();
+    expect(cache.joinBuild(other, second.token)).toBeUndefined();
+    finish(answer('built once'));
+    await expect(joined).resolves.toEqual(answer('built once'));
+    // Once settled, the build is gone: a later miss builds afresh.
+    await Promise.resolve();
+    expect(cache.joinBuild(key, second.token)).toBeUndefined();
+    // A build started before a write is not joined by misses after it.
+    cache.building(key, first.token, new Promise(() => {}));
+    await bus.publish(['workspace:w1']);
+    const afterWrite = cache.lookup(key) as { token: string };
+    expect(afterWrite.token).not.toBe(first.token);
+    expect(cache.joinBuild(key, afterWrite.token)).toBeUndefined();
   });
 
   test('the byte bound holds over many answers', async () => {
@@ -132,7 +175,7 @@ describe('ContentCache (in-process bus)', () => {
     const cache = new ContentCache(bus, { maxBytes: 10_000, ttlMs: 60_000 });
     for (let i = 0; i < 100; i += 1) {
       const key = ContentCache.key('w', 'get /external/posts', `[null,{"page":${i}}]`);
-      cache.store('w', key, answer('x'.repeat(500)), (cache.lookup(key) as { token: number }).token);
+      cache.store('w', key, answer('x'.repeat(500)), (cache.lookup(key) as { token: string }).token);
     }
     const { bytes, entries } = cache.stats();
     expect(bytes).toBeLessThanOrEqual(10_000);
