@@ -83,6 +83,10 @@ live chat). \`/admin/*\` is the CMS and agent-console side, authenticated with a
 appears on 400 validation errors with one \`{path, message}\` entry per failing field (\`path\` dotted for nested fields,
 e.g. \`visitor.externalId\`). Malformed JSON answers 400 \`malformed_json\`, a body over the size limit 413
 \`payload_too_large\`; unknown routes answer 404 \`route_not_found\`; a 500 carries only a request id.
+Text in a request body may hold any character but U+0000 (NUL), which PostgreSQL-backed storage cannot keep (one
+rule on every engine): a string holding it is a 400 \`validation_failed\` on that field. Free-form JSON objects such
+as \`metadata\` keep it, byte for byte; a visitor identity holding it is unreadable, so the chat or booking goes on
+anonymously.
 
 **Rate limits.** \`/external/*\` is limited per credential (key or path token, else client address) in fixed one-minute
 windows shared by all server nodes (\`RATE_LIMIT_PER_MINUTE\`, default 600). Every answer carries \`RateLimit-Limit\`,
