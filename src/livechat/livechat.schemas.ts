@@ -264,8 +264,11 @@ export const conversationListSchema = z.object({
 
 const objectId = z.string().regex(/^[0-9a-f]{24}$/, 'must be an id (24 hex characters)');
 
-/** `typing` from a client socket; anything else is ignored. */
-export const typingInput = z.object({ typing: z.boolean(), conversationId: objectId.optional() });
+/** `typing` from a visitor socket: its conversation is the socket's (a `conversationId` sent is ignored). */
+export const visitorTypingInput = z.object({ typing: z.boolean() });
+
+/** `typing` from an agent socket: in which conversation of the socket's workspace. */
+export const agentTypingInput = z.object({ typing: z.boolean(), conversationId: objectId });
 
 export const assignBody = z.object({
   userId: objectId.nullable().describe('The member to assign the conversation to; null unassigns.'),

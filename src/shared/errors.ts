@@ -25,6 +25,7 @@ export const ERRORS = {
   malformed_body: { status: 400, message: 'The body could not be decoded (corrupt compression or truncated).' },
   json_too_deep: { status: 400, message: 'The JSON body is nested deeper than the limit.' },
   route_not_found: { status: 404, message: 'No such route.' },
+  unknown_event: { status: 404, message: 'No such socket event.' },
   rate_limited: { status: 429, message: 'Too many requests; retry later.' },
   service_unavailable: { status: 503, message: 'The service is temporarily unavailable; retry shortly.' },
   database_unavailable: { status: 503, message: 'The database is unreachable; retry shortly.' },
