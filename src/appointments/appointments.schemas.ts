@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { inputText } from '../shared/text.js';
 import { IANAZone } from 'luxon';
 import { pageInfoSchema } from '../shared/paging.js';
 import { visitorIdentityField } from '../identity/identity.schemas.js';
@@ -62,7 +63,7 @@ export const appointmentSettingsBody = z.object({
   slotDurationMinutes: z.union([z.literal(15), z.literal(30), z.literal(45), z.literal(60)], { message: 'must be 15, 30, 45 or 60' }),
   leadTimeHours: z.number().int().min(0).max(720),
   bookingWindowDays: z.number().int().min(1).max(365),
-  policyText: z.string().max(5000).nullable().optional(),
+  policyText: inputText().max(5000).nullable().optional(),
   businessHours: businessHoursSchema,
   notificationEmail: z.email().max(200).nullable().optional(),
 });
@@ -105,11 +106,10 @@ export const availabilitySchema = z
 
 // ------------------------------------------------------------------------------------- requests
 
-const optionalText = (max: number) => z.string().max(max).nullable().optional();
+const optionalText = (max: number) => inputText().max(max).nullable().optional();
 
 export const createRequestBody = z.object({
-  visitorName: z
-    .string()
+  visitorName: inputText()
     .max(120)
     .refine((value) => value.trim().length > 0, 'must not be empty'),
   visitorEmail: z.email().max(200),
@@ -141,9 +141,9 @@ export const requestRecordSchema = z
   .meta({ id: 'AppointmentRequestRecord' });
 
 export const lookupBody = z.object({
-  externalId: z.string().min(1).max(128),
-  identityToken: z.string().min(1).max(200),
-  id: z.string().max(64).optional(),
+  externalId: inputText().min(1).max(128),
+  identityToken: inputText().min(1).max(200),
+  id: inputText().max(64).optional(),
 });
 
 export const publicAppointmentSchema = z
@@ -195,7 +195,7 @@ export const staffListQuery = z
   .refine((query) => !query.from || !query.to || query.from < query.to, { path: ['to'], message: 'must be after `from`' });
 
 export const confirmBody = z.object({ scheduledAt: isoInstant.optional() });
-export const declineBody = z.object({ reason: z.string().max(2000).nullable().optional() });
+export const declineBody = z.object({ reason: inputText().max(2000).nullable().optional() });
 export const rescheduleBody = z.object({ scheduledAt: isoInstant });
 export const staffCancelBody = declineBody;
 
@@ -229,7 +229,7 @@ const realDate = (key: string) => {
 
 export const bookingRulesBody = z.object({
   dateOverrides: z
-    .record(z.string(), dayRangesSchema)
+    .record(inputText(), dayRangesSchema)
     .superRefine((overrides, ctx) => {
       const keys = Object.keys(overrides);
       if (keys.length > 400) ctx.addIssue({ code: 'custom', message: 'at most 400 dates' });
@@ -279,7 +279,7 @@ export const manageViewSchema = z
   })
   .meta({ id: 'ManagedAppointment' });
 
-export const manageCancelBody = z.object({ reason: z.string().max(2000).nullable().optional() });
+export const manageCancelBody = z.object({ reason: inputText().max(2000).nullable().optional() });
 export const manageRescheduleBody = z.object({ requestedAt: isoInstant });
 
 // --------------------------------------------------------------------------------- team feed

@@ -51,6 +51,10 @@ const configSchema = z.object({
   HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(30),
   /** Open connections one client address may hold on one node; 0 turns the cap off (behind a proxy, cap there). */
   MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).default(1000),
+  /** New live-chat conversations one visitor session may start per workspace per hour (resuming is free). */
+  MAX_CONVERSATIONS_PER_SESSION: z.coerce.number().int().min(1).default(20),
+  /** New live-chat conversations one client address may start per workspace per hour; 0 turns the cap off (behind a proxy). */
+  MAX_CONVERSATIONS_PER_ADDRESS: z.coerce.number().int().min(0).default(100),
   NODE_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().min(1).default('.data'),

@@ -1,16 +1,17 @@
 import { z } from 'zod';
+import { inputText } from '../shared/text.js';
 
 /** The visitor identity object of the spec (live chat start and appointment requests). */
 export const visitorIdentitySchema = z
   .object({
-    externalId: z.string().min(1).max(128),
-    name: z.string().max(120).optional(),
-    email: z.string().max(200).optional(),
+    externalId: inputText().min(1).max(128),
+    name: inputText().max(120).optional(),
+    email: inputText().max(200).optional(),
     attributes: z
-      .record(z.string().max(40, 'attribute keys are at most 40 characters'), z.string().max(100, 'attribute values are at most 100 characters'))
+      .record(inputText().max(40, 'attribute keys are at most 40 characters'), inputText().max(100, 'attribute values are at most 100 characters'))
       .refine((attributes) => Object.keys(attributes).length <= 10, 'at most 10 attributes')
       .optional(),
-    identityToken: z.string().max(200).optional(),
+    identityToken: inputText().max(200).optional(),
   })
   .meta({ id: 'VisitorIdentity' });
 

@@ -9,6 +9,7 @@ import type { StartConversationBody } from './livechat.schemas.js';
 import { activeSettings, localized } from './settings.service.js';
 import { publishConversation } from './events.service.js';
 import { rememberConversation } from './conversation-memo.service.js';
+import { admitNewConversation } from './conversation-limits.service.js';
 
 export type { Conversation } from './conversations.model.js';
 
@@ -33,8 +34,9 @@ export type StartResult =
  * Starts or resumes a conversation. A token resumes its conversation only when it is OPEN, of this
  * workspace, and (with a verified identity) not another person's; otherwise the token is ignored and a
  * new conversation is made. Without a token, a verified identity resumes that person's newest OPEN one.
+ * A new one is admitted against the visitor's caps first (`admitNewConversation`, from `address` when known).
  */
-export async function startConversation(deps: Deps, workspace: Workspace, body: StartConversationBody): Promise<StartResult> {
+export async function startConversation(deps: Deps, workspace: Workspace, body: StartConversationBody, address?: string): Promise<StartResult> {
   const settings = await activeSettings(deps, workspace.id);
   if (!settings) return { enabled: false };
   const store = conversationStore(deps.db);
@@ -65,6 +67,7 @@ export async function startConversation(deps: Deps, workspace: Workspace, body: 
     if (newest) return answer(newest, deps.secretBox.open(newest.sealedToken), true);
   }
 
+  await admitNewConversation(deps, workspace.id, { visitorSessionId: body.visitorSessionId, address });
   const id = newConversationId();
   const token = conversationToken(id);
   const conversation = await store.create(

@@ -108,9 +108,10 @@ export const liveChatRoutes: RouteDef[] = [
       201: { description: 'Created.', schema: startResultSchema },
       400: 'Invalid body (visitorSessionId 1-120, pageUrl/referrer at most 2000, locale BCP47 at most 35).',
       401: 'Missing, unknown or wrong-kind key.',
+      429: 'Rate limited (`rate_limited`, with `Retry-After`): the address\'s `/external` budget, or too many new conversations from this visitor session or client address in the last hour (`MAX_CONVERSATIONS_PER_SESSION`, `MAX_CONVERSATIONS_PER_ADDRESS`). Resuming is never refused for this.',
     },
-    handle: async ({ deps, workspace, body }) => {
-      const result = await startConversation(deps, workspace, body);
+    handle: async ({ deps, workspace, body, req }) => {
+      const result = await startConversation(deps, workspace, body, req.ip);
       return { status: result.enabled && !result.resumed ? 201 : 200, body: result };
     },
   }),

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { inputText } from '../shared/text.js';
 import { pageInfoSchema } from '../shared/paging.js';
 import { localeSchema } from '../workspaces/workspaces.schemas.js';
 import { visitorIdentityField } from '../identity/identity.schemas.js';
 import { ALL_LOCALES, WIDGET_STRING_KEYS } from './widget-strings.js';
 
-const text = (max: number) => z.string().trim().min(1).max(max);
+const text = (max: number) => inputText().trim().min(1).max(max);
 const localeMap = (max: number) =>
   z
     .record(localeSchema, text(max))
@@ -17,7 +18,7 @@ const localeMap = (max: number) =>
 export const themeSchema = z
   .record(
     z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'style-variable names are letters, digits, `-` and `_`'),
-    z.string().max(200),
+    inputText().max(200),
   )
   .refine((theme) => Object.keys(theme).length <= 50, 'at most 50 theme entries');
 
@@ -141,11 +142,11 @@ export const bootstrapSchema = z
   .meta({ id: 'LiveChatBootstrap' });
 
 export const startConversationBody = z.object({
-  visitorSessionId: z.string().min(1).max(120),
+  visitorSessionId: inputText().min(1).max(120),
   // A token that matches no open conversation is ignored (a new one starts), whatever it looks like.
   conversationToken: z.string().nullable().optional(),
-  pageUrl: z.string().max(2000).optional(),
-  referrer: z.string().max(2000).optional(),
+  pageUrl: inputText().max(2000).optional(),
+  referrer: inputText().max(2000).optional(),
   locale: localeSchema.optional(),
   // An identity that does not verify starts the chat anonymously, never a 400.
   visitor: visitorIdentityField,
@@ -169,10 +170,9 @@ export const startResultSchema = z
 export const tokenParams = z.object({ token: z.string().min(1) });
 
 export const visitorMessageBody = z.object({
-  body: z.string().max(2000),
+  body: inputText().max(2000),
   // Kept exactly as sent, like bodies; a name of nothing but whitespace is refused.
-  visitorName: z
-    .string()
+  visitorName: inputText()
     .max(120)
     .refine((name) => name.trim() !== '', 'must contain text')
     .optional(),
@@ -211,11 +211,10 @@ export const listConversationsQuery = z.object({
   limit: z.coerce.number().int().positive().max(100).default(50),
 });
 
-export const agentMessageBody = z.object({ body: z.string().max(2000) });
+export const agentMessageBody = z.object({ body: inputText().max(2000) });
 
 export const closeConversationBody = z.object({
-  message: z
-    .string()
+  message: inputText()
     .max(2000)
     .refine((message) => message.trim() !== '', 'must contain text')
     .optional()
@@ -265,8 +264,11 @@ export const conversationListSchema = z.object({
 
 const objectId = z.string().regex(/^[0-9a-f]{24}$/, 'must be an id (24 hex characters)');
 
-/** `typing` from a client socket; anything else is ignored. */
-export const typingInput = z.object({ typing: z.boolean(), conversationId: objectId.optional() });
+/** `typing` from a visitor socket: its conversation is the socket's (a `conversationId` sent is ignored). */
+export const visitorTypingInput = z.object({ typing: z.boolean() });
+
+/** `typing` from an agent socket: in which conversation of the socket's workspace. */
+export const agentTypingInput = z.object({ typing: z.boolean(), conversationId: objectId });
 
 export const assignBody = z.object({
   userId: objectId.nullable().describe('The member to assign the conversation to; null unassigns.'),

@@ -3,11 +3,12 @@ import type { Deps } from '../deps.js';
 import { liveSession } from '../auth/auth.service.js';
 import { accessWorkspace, isMember } from '../workspaces/members.service.js';
 import { AppError, fail } from '../shared/errors.js';
-import { rooms } from '../realtime/events.js';
+import { CLIENT_EVENTS, rooms } from '../realtime/events.js';
+import { clientEvent, knownEventsOnly } from '../realtime/client-events.js';
 import { rememberedByToken } from './conversation-memo.service.js';
 import { conversationStore } from './conversations.model.js';
-import { typingInput } from './livechat.schemas.js';
-import { agentTyping, newTypingMemo, visitorTyping, type RelayedStart } from './typing.service.js';
+import { agentTypingInput, visitorTypingInput } from './livechat.schemas.js';
+import { agentTyping, newTypingMemo, visitorTyping, type RelayedStart, type TypingMemo } from './typing.service.js';
 import { agentNs, widgetNs, type AgentSocket, type WidgetSocket } from './namespaces.js';
 import { relayTyping } from './live-push.js';
 import { ConversationSockets } from './socket-limits.service.js';
@@ -78,16 +79,24 @@ export function registerLiveChatSockets(deps: Deps): void {
     );
   });
 
-  // One listener for every visitor socket (`this` is the socket), its throttle kept by the node: a socket
-  // carries no typing closure or state of its own (memory per held socket, issue 13).
+  // Only the events of the map reach a listener; one listener per event serves every socket (`this` is the
+  // socket), the throttles kept by the node: a socket carries no closure or state of its own (memory per
+  // held socket, issue 13). Each validates its payload and answers an acknowledgement (`clientEvent`).
+  const onlyClientEvents = knownEventsOnly(CLIENT_EVENTS);
   const visitorStarts = new WeakMap<WidgetSocket, RelayedStart>();
-  function onVisitorTyping(this: WidgetSocket, payload: unknown): void {
-    const input = typingInput.safeParse(payload);
-    if (!input.success) return;
-    const { conversationId, workspaceId } = this.data;
-    const relay = visitorTyping(deps, conversationId, input.data.typing, visitorStarts, this);
+  const onVisitorTyping = clientEvent(deps.logger, 'typing', visitorTypingInput, (socket: WidgetSocket, input) => {
+    const { conversationId, workspaceId } = socket.data;
+    const relay = visitorTyping(deps, conversationId, input.typing, visitorStarts, socket);
     if (relay) relayTyping(deps, workspaceId, relay);
-  }
+  });
+  const agentMemos = new WeakMap<AgentSocket, TypingMemo>();
+  const onAgentTyping = clientEvent(deps.logger, 'typing', agentTypingInput, async (socket: AgentSocket, input) => {
+    const { workspaceId, userId, userName } = socket.data;
+    let memo = agentMemos.get(socket);
+    if (!memo) agentMemos.set(socket, (memo = newTypingMemo()));
+    const relay = await agentTyping(deps, { workspaceId, userId, name: userName }, input.conversationId, input.typing, memo);
+    if (relay) relayTyping(deps, workspaceId, relay);
+  });
 
   function onVisitorGone(this: WidgetSocket): void {
     visitorSockets.release(this.data.conversationId);
@@ -96,6 +105,7 @@ export function registerLiveChatSockets(deps: Deps): void {
   widgetNs(deps).on('connection', (socket) => {
     const { conversationId, workspaceId } = socket.data;
     socket.on('disconnect', onVisitorGone);
+    socket.use(onlyClientEvents);
     void socket.join(rooms.conversation(conversationId));
     // The team's read cursor as it stands, so a reloaded widget shows "seen" without a request.
     // Read after the connection (the handshake only checks the token, from memory).
@@ -110,20 +120,12 @@ export function registerLiveChatSockets(deps: Deps): void {
   });
   const watchExpiry = sessionExpiryWatch(deps);
   agentNs(deps).on('connection', (socket) => {
-    const { workspaceId, teamMember, sessionId, userId, userName } = socket.data;
+    const { workspaceId, teamMember, sessionId, userId } = socket.data;
     const team = teamMember ? [rooms.workspaceTeam(workspaceId)] : [];
     void socket.join([rooms.workspaceAgents(workspaceId), rooms.session(sessionId), rooms.member(workspaceId, userId), ...team]);
     watchExpiry(socket);
-    const memo = newTypingMemo();
-    const agent = { workspaceId, userId, name: userName };
-    socket.on('typing', (payload) => {
-      const input = typingInput.safeParse(payload);
-      if (!input.success || !input.data.conversationId) return;
-      agentTyping(deps, agent, input.data.conversationId, input.data.typing, memo).then(
-        (relay) => relay && relayTyping(deps, agent.workspaceId, relay),
-        (error: unknown) => deps.logger.warn({ err: error, workspaceId: agent.workspaceId }, 'live chat: agent typing not relayed'),
-      );
-    });
+    socket.use(onlyClientEvents);
+    socket.on('typing', onAgentTyping);
     // A logout or a membership's end between the handshake's check and the join above reached an empty
     // room: check both once more.
     void stillAllowed(deps, socket.handshake.auth.token as string, workspaceId).then(

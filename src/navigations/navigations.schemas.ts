@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { inputText } from '../shared/text.js';
 import { objectIdSchema } from '../posts/posts.schemas.js';
 import { jsonObjectSchema, localeSchema } from '../workspaces/workspaces.schemas.js';
 
@@ -49,9 +50,9 @@ const navigationKeySchema = z
 
 export const isNavigationKey = (key: string): boolean => navigationKeySchema.safeParse(key).success;
 
-export const createNavigationBody = z.object({ key: navigationKeySchema, name: z.string().trim().min(1).max(200) });
+export const createNavigationBody = z.object({ key: navigationKeySchema, name: inputText().trim().min(1).max(200) });
 export const patchNavigationBody = z
-  .object({ key: navigationKeySchema.optional(), name: z.string().trim().min(1).max(200).optional() })
+  .object({ key: navigationKeySchema.optional(), name: inputText().trim().min(1).max(200).optional() })
   .refine((body) => body.key !== undefined || body.name !== undefined, { message: 'give key or name' });
 
 /** Links a consumer can render safely: absolute http(s), site-relative paths, anchors, mailto/tel. Never `javascript:`. */
@@ -64,14 +65,14 @@ export const customUrlSchema = z
   });
 
 export const navigationItemInput = z.object({
-  id: z.string().min(1).max(64).optional(),
-  parentId: z.string().min(1).max(64).nullable(),
+  id: inputText().min(1).max(64).optional(),
+  parentId: inputText().min(1).max(64).nullable(),
   position: z.number().int().min(0).max(100_000),
   type: navigationItemTypeSchema,
   customUrl: customUrlSchema.nullable().optional(),
   imageUrl: z.url({ protocol: /^https?$/ }).max(2000).nullable().optional(),
   customConfig: jsonObjectSchema.nullable().optional(),
-  labels: z.record(localeSchema, z.string().trim().min(1).max(200)).nullable().optional(),
+  labels: z.record(localeSchema, inputText().trim().min(1).max(200)).nullable().optional(),
   hiddenLocales: z.array(localeSchema).max(50).optional(),
   postId: objectIdSchema.nullable().optional(),
 });

@@ -83,10 +83,17 @@ live chat). \`/admin/*\` is the CMS and agent-console side, authenticated with a
 appears on 400 validation errors with one \`{path, message}\` entry per failing field (\`path\` dotted for nested fields,
 e.g. \`visitor.externalId\`). Malformed JSON answers 400 \`malformed_json\`, a body over the size limit 413
 \`payload_too_large\`; unknown routes answer 404 \`route_not_found\`; a 500 carries only a request id.
+Text in a request body may hold any character but U+0000 (NUL), which PostgreSQL-backed storage cannot keep (one
+rule on every engine): a string holding it is a 400 \`validation_failed\` on that field. Free-form JSON objects such
+as \`metadata\` keep it, byte for byte; a visitor identity holding it is unreadable, so the chat or booking goes on
+anonymously.
 
 **Rate limits.** \`/external/*\` is limited per credential (key or path token, else client address) in fixed one-minute
 windows shared by all server nodes (\`RATE_LIMIT_PER_MINUTE\`, default 600). Every answer carries \`RateLimit-Limit\`,
 \`RateLimit-Remaining\` and \`RateLimit-Reset\`; excess answers 429 \`rate_limited\` with \`Retry-After\` (seconds).
+New live-chat conversations are also limited per visitor session and per client address, in each workspace, per hour
+(\`MAX_CONVERSATIONS_PER_SESSION\`, default 20; \`MAX_CONVERSATIONS_PER_ADDRESS\`, default 100): 429 \`rate_limited\`
+likewise; resuming a conversation is never refused for this.
 
 **Conventions.** Bodies are JSON (\`Content-Type: application/json\`); timestamps are ISO 8601 UTC strings; ids are
 opaque strings. CORS: every \`/external/*\` answer carries \`Access-Control-Allow-Origin: *\`; preflights answer 204.

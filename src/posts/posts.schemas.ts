@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { inputText } from '../shared/text.js';
 import { pageInfoSchema } from '../shared/paging.js';
 import { slugSchema } from '../shared/slug.js';
 import { categorySchema } from '../categories/categories.schemas.js';
@@ -181,7 +182,7 @@ export const scheduleListSchema = z.object({ items: z.array(scheduleEntrySchema)
 
 export const createPostTypeBody = z.object({
   slug: typeSlugSchema,
-  name: z.string().trim().min(1).max(200),
+  name: inputText().trim().min(1).max(200),
   defaultConfig: jsonObjectSchema.nullable().optional(),
   jsonLdType: z.string().regex(/^[A-Za-z]{1,64}$/, 'must be a schema.org type name such as "BlogPosting"').nullable().optional(),
 });
@@ -201,15 +202,15 @@ const urlOrEmpty = z.union([z.literal(''), z.url({ protocol: /^https?$/ }).max(2
 
 const editableFields = {
   slug: slugSchema,
-  title: z.string().trim().min(1).max(500),
-  metaDescription: z.string().max(1000),
+  title: inputText().trim().min(1).max(500),
+  metaDescription: inputText().max(1000),
   imageUrl: urlOrEmpty,
-  tags: z.array(z.string().trim().min(1).max(100)).max(50),
+  tags: z.array(inputText().trim().min(1).max(100)).max(50),
   categoryId: objectIdSchema.nullable(),
-  authorName: z.string().max(200),
+  authorName: inputText().max(200),
   customConfig: jsonObjectSchema,
-  contentMarkdown: z.string().max(500_000).nullable(),
-  contentHtml: z.string().max(1_000_000).nullable(),
+  contentMarkdown: inputText().max(500_000).nullable(),
+  contentHtml: inputText().max(1_000_000).nullable(),
   jsonLd: jsonObjectSchema.nullable(),
 };
 

@@ -103,9 +103,19 @@ export interface AppointmentRequested {
   requestedAt: string;
 }
 
+/**
+ * What the server answers a client event sent with an acknowledgement: done, or refused with the body of an
+ * HTTP error (`code`, `message`, and `issues` per failing field when the payload is invalid). An event
+ * sent without one is handled alike; a refused one is dropped.
+ */
+export type EventAnswer = { ok: true } | { ok: false; code: string; message: string; issues?: { path: string; message: string }[] };
+
 export interface ClientEvents {
-  typing: (payload: TypingInput) => void;
+  typing: (payload: TypingInput, ack?: (answer: EventAnswer) => void) => void;
 }
+
+/** Every event a client may send; any other name is refused (`unknown_event`). */
+export const CLIENT_EVENTS = ['typing'] as const satisfies readonly (keyof ClientEvents)[];
 
 /** Room names come from here only. */
 export const rooms = {

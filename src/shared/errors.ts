@@ -25,6 +25,7 @@ export const ERRORS = {
   malformed_body: { status: 400, message: 'The body could not be decoded (corrupt compression or truncated).' },
   json_too_deep: { status: 400, message: 'The JSON body is nested deeper than the limit.' },
   route_not_found: { status: 404, message: 'No such route.' },
+  unknown_event: { status: 404, message: 'No such socket event.' },
   rate_limited: { status: 429, message: 'Too many requests; retry later.' },
   service_unavailable: { status: 503, message: 'The service is temporarily unavailable; retry shortly.' },
   database_unavailable: { status: 503, message: 'The database is unreachable; retry shortly.' },
@@ -98,6 +99,7 @@ export const ERRORS = {
   flood_limited: { status: 409, message: 'Too many messages per minute in this conversation; wait a moment.' },
   message_not_found: { status: 404, message: 'No such message in this conversation.' },
   assignee_not_member: { status: 400, message: 'The assignee must be a member of this workspace.' },
+  too_many_conversations: { status: 429, message: 'Too many new conversations from this visitor; retry later.', code: 'rate_limited' },
   conversation_busy: { status: 503, message: 'The conversation is busy; retry shortly.' },
   flood_guard_unavailable: { status: 503, message: 'Messages cannot be counted against the flood limit right now; retry shortly.' },
 

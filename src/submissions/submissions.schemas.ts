@@ -1,11 +1,11 @@
 import { z } from 'zod';
+import { inputText } from '../shared/text.js';
 import { pageInfoSchema } from '../shared/paging.js';
 import { jsonObjectSchema } from '../workspaces/workspaces.schemas.js';
 
 /** Text of 1 to `max` characters, not only whitespace (an empty one fails on its length alone). */
 const nonBlank = (max: number) =>
-  z
-    .string()
+  inputText()
     .min(1)
     .max(max)
     .refine((v) => v.length === 0 || v.trim().length > 0, { message: 'must not be blank' });
@@ -15,9 +15,9 @@ export const submissionBody = z.object({
   name: nonBlank(200),
   email: z.email().max(320),
   message: nonBlank(10_000),
-  phone: z.string().max(40).optional(),
-  subject: z.string().max(200).optional(),
-  source: z.string().max(500).optional(),
+  phone: inputText().max(40).optional(),
+  subject: inputText().max(200).optional(),
+  source: inputText().max(500).optional(),
   metadata: jsonObjectSchema.optional(),
 });
 

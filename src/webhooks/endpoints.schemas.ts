@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { inputText } from '../shared/text.js';
 import { EVENT_NAMES } from '../events/events.js';
 import { deliveriesQuery } from './webhooks.schemas.js';
 
@@ -18,13 +19,13 @@ const url = z.url({ protocol: /^https?$/ }).max(2000).describe('An absolute http
 export const createEndpointBody = z.object({
   url,
   events: eventList,
-  description: z.string().trim().max(500).nullable().optional(),
+  description: inputText().trim().max(500).nullable().optional(),
 });
 
 export const patchEndpointBody = z.object({
   url: url.optional(),
   events: eventList.optional(),
-  description: z.string().trim().max(500).nullable().optional(),
+  description: inputText().trim().max(500).nullable().optional(),
   enabled: z.boolean().optional().describe('`false` disables the endpoint (nothing is sent to it); `true` enables it again and forgets its failing period.'),
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { inputText } from '../shared/text.js';
 import { roleSchema } from './workspaces.schemas.js';
 
 export const memberSchema = z
@@ -34,7 +35,7 @@ export const inviteBody = z.object({ email: z.email().max(320), role: roleSchema
 
 export const invitationParams = z.object({ wid: z.string(), iid: z.string() });
 
-const invitationToken = z.string().min(1).max(200).describe('The token of the mailed link (after `#/invitation/`).');
+const invitationToken = inputText().min(1).max(200).describe('The token of the mailed link (after `#/invitation/`).');
 
 export const invitationTokenBody = z.object({ token: invitationToken });
 
@@ -47,9 +48,8 @@ export const invitationInfoSchema = z.object({
 
 export const acceptInvitationBody = z.object({
   token: invitationToken,
-  name: z.string().trim().min(1).max(120).optional().describe('Required when no account has the invited e-mail.'),
-  password: z
-    .string()
+  name: inputText().trim().min(1).max(120).optional().describe('Required when no account has the invited e-mail.'),
+  password: inputText()
     .min(8, 'must be at least 8 characters')
     .max(1000)
     .optional()

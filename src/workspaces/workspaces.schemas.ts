@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { inputText } from '../shared/text.js';
 import { LOCALE_TAG, LOCALE_TAG_MAX_LENGTH } from '../shared/locale.js';
 import { ROLES } from '../shared/roles.js';
 
@@ -46,7 +47,7 @@ const slugSchema = z
 export const createWorkspaceBody = z
   .object({
     slug: slugSchema,
-    name: z.string().trim().min(1).max(200),
+    name: inputText().trim().min(1).max(200),
     locales: z.array(localeSchema).min(1).max(50),
     defaultLocale: localeSchema,
   })
@@ -61,7 +62,7 @@ const siteUrlSchema = z
   .transform((url) => url.replace(/\/+$/, ''));
 
 export const patchWorkspaceBody = z.object({
-  name: z.string().trim().min(1).max(200).optional(),
+  name: inputText().trim().min(1).max(200).optional(),
   locales: z.array(localeSchema).min(1).max(50).optional(),
   defaultLocale: localeSchema.optional(),
   customConfig: jsonObjectSchema.nullable().optional(),
