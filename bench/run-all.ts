@@ -1,7 +1,7 @@
 /**
- * `npm run bench`: the content, chat, webhooks and console benches one after the other (each in its own process,
+ * `npm run bench`: the content, churn, chat, webhooks and console benches one after the other (each in its own process,
  * each with its own engine unless MONGODB_URI / REDIS_URL say otherwise), their output as it comes,
- * then a short table and the four JSON result lines, which are the last four lines. A bench that
+ * then a short table and the five JSON result lines, which are the last five lines. A bench that
  * fails still gets its line (`{"bench":…,"error":…}`) and the run exits 1.
  */
 import { spawn } from 'node:child_process';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { BENCH_DIR } from './support/children.js';
 
-const BENCHES = ['content', 'chat', 'webhooks', 'console'] as const;
+const BENCHES = ['content', 'churn', 'chat', 'webhooks', 'console'] as const;
 
 function runOne(name: string): Promise<Record<string, any>> {
   return new Promise((resolve) => {

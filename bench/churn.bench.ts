@@ -1,0 +1,193 @@
+/**
+ * `npm run bench:churn`: a site being read while its editors publish.
+ *
+ * - One node (jobs on, as `npm start` runs) with Redis. Workspace A: BENCH_POSTS (500) published posts in
+ *   five categories, made through the admin API; workspace B: 50, for the other editor.
+ * - The read mix: `wrk` (separate process, one thread, BENCH_CONNECTIONS) cycles through 100 post pages, the
+ *   first ten list pages and each category's first page of A (115 distinct URLs), by a Lua script.
+ * - Two phases of BENCH_SECONDS each, in one run: the mix alone, then the mix while one post of A and one of
+ *   B are edited and republished every second (PATCH + publish, each pair timed from the editor's side).
+ * - Engine commands per request in the churn phase: the driver's `commandStarted` count over the phase,
+ *   less what the node sends idle, per request wrk made.
+ *
+ * Issue's bar: ratio (churn / quiet throughput) at least 0.8, p99 at most 20 ms, no request over 100 ms,
+ * every edit answered within 250 ms. Last line: the JSON figures.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { benchEngine, benchRedis } from './support/environment.js';
+import { now, percentile, report, round, runBench } from './support/children.js';
+import { pool, startNode } from './support/hearth.js';
+import { CONNECTIONS, SECONDS, loadTool } from './support/load.js';
+import { createWorkspace, request, type WorkspaceFixture } from '../test/support/harness.js';
+
+const POSTS = Number(process.env.BENCH_POSTS ?? 500);
+const OTHER_POSTS = 50;
+const CATEGORIES = ['bread', 'cake', 'pastry', 'coffee', 'news'];
+const EDIT_EVERY_MS = 1_000;
+
+async function admin(url: string, ws: WorkspaceFixture, method: string, path: string, body: unknown = {}) {
+  const res = await request(url, `/admin/workspaces/${ws.id}${path}`, { method, token: ws.token, body });
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+  return res.body as { id: string };
+}
+
+/** Published posts `post-0..count-1`, spread over the categories; answers their ids. */
+async function seed(url: string, ws: WorkspaceFixture, count: number): Promise<string[]> {
+  const categories = await Promise.all(CATEGORIES.map((slug) => admin(url, ws, 'POST', '/categories', { slug, name: slug })));
+  const ids: string[] = [];
+  await pool(count, 4, async (i) => {
+    const post = await admin(url, ws, 'POST', '/posts', {
+      locale: 'en',
+      slug: `post-${i}`,
+      title: `Bread notes ${i}`,
+      categoryId: categories[i % categories.length].id,
+      tags: ['bench'],
+      contentMarkdown: `## Part ${i}\n\n${'Lorem ipsum dolor sit amet, **consectetur** adipiscing elit. '.repeat(10)}`,
+    });
+    await admin(url, ws, 'POST', `/posts/${post.id}/publish`);
+    ids[i] = post.id;
+  });
+  return ids;
+}
+
+interface WrkResult {
+  rps: number;
+  requests: number;
+  failures: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+const UNIT_MS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000 };
+const ms = (value: string, unit: string) => Number(value) * UNIT_MS[unit];
+
+/** wrk over the paths, in turn, with the key header. */
+function wrkMix(base: string, paths: string[], apiKey: string, seconds: number): Promise<WrkResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-churn-'));
+  const script = join(dir, 'mix.lua');
+  writeFileSync(
+    script,
+    [
+      `local paths = { ${paths.map((p) => JSON.stringify(p)).join(', ')} }`,
+      'local i = 0',
+      `wrk.headers["X-Api-Key"] = ${JSON.stringify(apiKey)}`,
+      'request = function()',
+      '  i = i % #paths + 1',
+      '  return wrk.format("GET", paths[i])',
+      'end',
+    ].join('\n'),
+  );
+  return new Promise((resolve, reject) => {
+    const child = spawn('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '--timeout', '30s', '-s', script, base], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`wrk exited ${code}: ${out}`));
+      const latency = /^\s*Latency\s+([\d.]+)(us|ms|s|m)\s+([\d.]+)(us|ms|s|m)\s+([\d.]+)(us|ms|s|m)/m.exec(out);
+      const percentile = (p: string) => {
+        const match = new RegExp(`^\\s*${p}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(out);
+        return match ? ms(match[1], match[2]) : NaN;
+      };
+      const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+      resolve({
+        rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN),
+        requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? NaN),
+        failures: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0) + (socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0),
+        p50Ms: percentile('50'),
+        p99Ms: percentile('99'),
+        maxMs: latency ? ms(latency[5], latency[6]) : NaN,
+      });
+    });
+  });
+}
+
+await runBench(async (cleanup) => {
+  if (loadTool() !== 'wrk') throw new Error('bench:churn needs wrk (apt-get install wrk) for its URL mix');
+  const engine = await benchEngine('bench_churn', cleanup);
+  const redisUrl = await benchRedis(cleanup);
+  const node = await startNode({ uri: engine.uri, dbName: engine.dbName, redisUrl });
+  cleanup(() => node.stop());
+  const a = await createWorkspace(node.url, { slug: 'churn-a', name: 'Churn A' });
+  const b = await createWorkspace(node.url, { slug: 'churn-b', name: 'Churn B' });
+  const seedFrom = now();
+  const [postsA, postsB] = await Promise.all([seed(node.url, a, POSTS), seed(node.url, b, OTHER_POSTS)]);
+  const paths = [
+    ...Array.from({ length: 100 }, (_, i) => `/external/posts/post-${Math.floor((i * POSTS) / 100)}`),
+    ...Array.from({ length: 10 }, (_, i) => `/external/posts?limit=20&page=${i + 1}`),
+    ...CATEGORIES.map((slug) => `/external/posts?limit=20&category=${slug}`),
+  ];
+  console.log(
+    `churn bench on ${engine.kind}: ${POSTS} + ${OTHER_POSTS} posts seeded in ${((now() - seedFrom) / 1000).toFixed(1)} s; ${paths.length} URLs, wrk 1 thread, ${CONNECTIONS} connections, ${SECONDS} s per phase`,
+  );
+  for (const path of paths) {
+    const res = await request(node.url, path, { apiKey: a.apiKey });
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text}`);
+  }
+
+  const quiet = await wrkMix(node.url, paths, a.apiKey, SECONDS);
+
+  // The editors: one post of each workspace edited and republished every second, the pair timed.
+  const edits: number[] = [];
+  let editing = true;
+  const editor = async (ws: WorkspaceFixture, ids: string[]) => {
+    for (let i = 0; editing; i += 1) {
+      const from = now();
+      const id = ids[(i * 37) % ids.length];
+      await admin(node.url, ws, 'PATCH', `/posts/${id}`, { contentMarkdown: `Edited ${i} at ${new Date().toISOString()}` });
+      await admin(node.url, ws, 'POST', `/posts/${id}/publish`);
+      const took = now() - from;
+      edits.push(took);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, EDIT_EVERY_MS - took)));
+    }
+  };
+  const idleStart = await node.commands();
+  const idleFrom = now();
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const idlePerMs = ((await node.commands()) - idleStart) / (now() - idleFrom);
+  const commandsBefore = await node.commands();
+  const phaseFrom = now();
+  const editors = Promise.all([editor(a, postsA), editor(b, postsB)]);
+  const churn = await wrkMix(node.url, paths, a.apiKey, SECONDS);
+  editing = false;
+  await editors;
+  const phaseMs = now() - phaseFrom;
+  // The editors' own commands are part of the phase: the figure is what the site costs the engine per read.
+  const commandsPerRequest = ((await node.commands()) - commandsBefore - idlePerMs * phaseMs) / churn.requests;
+
+  const sortedEdits = [...edits].sort((x, y) => x - y);
+  const editP99 = percentile(sortedEdits, 99);
+  const ratio = churn.rps / quiet.rps;
+  const bar = ratio >= 0.8 && churn.p99Ms <= 20 && churn.maxMs <= 100 && editP99 <= 250;
+  const line = (label: string, r: WrkResult) =>
+    `  ${label.padEnd(24)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50Ms.toFixed(1).padStart(6)} ms  p99 ${r.p99Ms.toFixed(1).padStart(7)} ms  max ${r.maxMs.toFixed(1).padStart(7)} ms${r.failures ? `  ${r.failures} FAILED` : ''}`;
+  report(
+    [
+      line('reads alone', quiet),
+      line('reads while publishing', churn),
+      `  edits (PATCH + publish): ${edits.length}, p50 ${percentile(sortedEdits, 50).toFixed(0)} ms, p99 ${editP99.toFixed(0)} ms, max ${sortedEdits.at(-1)?.toFixed(0)} ms`,
+      `  ratio ${ratio.toFixed(3)} | ${commandsPerRequest.toFixed(3)} engine commands per read | bar (ratio >= 0.8, p99 <= 20 ms, max <= 100 ms, edits <= 250 ms): ${bar ? 'met' : 'NOT met'}`,
+    ],
+    {
+      bench: 'churn',
+      posts: POSTS,
+      urls: paths.length,
+      quiet_rps: round(quiet.rps, 0),
+      churn_rps: round(churn.rps, 0),
+      ratio: round(ratio, 3),
+      p99_ms: round(churn.p99Ms, 1),
+      max_ms: round(churn.maxMs, 1),
+      quiet_p99_ms: round(quiet.p99Ms, 1),
+      edit_p99_ms: round(editP99, 0),
+      edits: edits.length,
+      engine_commands_per_request: round(commandsPerRequest, 3),
+      failed_requests: quiet.failures + churn.failures,
+      engine: engine.kind,
+    },
+  );
+});
