@@ -3,6 +3,7 @@ import { findWorkspace, type Workspace } from '../workspaces/workspaces.service.
 import { fail } from '../shared/errors.js';
 import { sha256Hex } from '../shared/crypto.js';
 import { appointmentStore, type Appointment } from './appointments.model.js';
+import { parseToken } from './tokens.js';
 import { assertBookable, getBookingRules } from './availability.service.js';
 import { cellStarts, cellStore } from './cells.model.js';
 import { teamMail, visitorMail } from './mail.service.js';
@@ -18,7 +19,9 @@ const notFound = () => fail('manage_token_not_found');
 
 /** The appointment of a live manage token: known, and not yet over. */
 async function resolve(deps: Deps, token: string): Promise<{ appointment: Appointment; workspace: Workspace }> {
-  const appointment = await appointmentStore(deps.db).byManageToken(sha256Hex(token));
+  // A token of no known shape names nothing: answered without touching the engine.
+  const ref = parseToken('manage', token);
+  const appointment = ref && (await appointmentStore(deps.db).byManageToken(ref, sha256Hex(token)));
   if (!appointment) throw notFound();
   const end = appointment.scheduledEnd ?? appointment.scheduledAt;
   if (!end || end <= deps.clock.now()) throw notFound();
@@ -64,6 +67,8 @@ export async function cancelByManageToken(deps: Deps, token: string, reason: str
   const cancelled = await appointmentStore(deps.db).cancelConfirmed(workspace.id, appointment.id, appointment.scheduledAt, why, deps.clock.now());
   if (!cancelled) throw fail('appointment_changed');
   await cellStore(deps.db).release(workspace.id, appointment.id, cellStarts(appointment.scheduledAt, appointment.scheduledEnd));
+  // Its time is free again: the kept availability goes on every node.
+  await deps.cache.invalidateAvailability(workspace.id);
   await cancelReminders(deps, appointment.id).catch((error: unknown) => deps.logger.error({ err: error, appointmentId: appointment.id }, 'reminders could not be removed'));
   await visitorMail(deps, workspace, cancelled, 'visitorCancelled');
   await teamMail(deps, workspace, cancelled, 'customerCancelled', { declineReason: why });
@@ -98,6 +103,7 @@ export async function rescheduleByManageToken(deps: Deps, token: string, request
     throw fail('appointment_changed');
   }
   await releaseLeft(deps, workspace.id, current.id, held, wanted);
+  await deps.cache.invalidateAvailability(workspace.id);
   await planReminders(deps, moved);
   await visitorMail(deps, workspace, moved, 'visitorRescheduled', { previousStart: current.scheduledAt.toISOString() });
   await teamMail(deps, workspace, moved, 'customerRescheduled', { previousStart: current.scheduledAt.toISOString() });

@@ -40,6 +40,8 @@ const configSchema = z.object({
   CONTENT_CACHE_MB: z.coerce.number().min(0).default(64),
   /** Safety lifetime of a cached content answer; invalidations normally drop it much sooner. */
   CONTENT_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).default(30),
+  /** Memory of each node for computed appointment availability (free slots per workspace, LRU by size); 0 turns it off. */
+  AVAILABILITY_CACHE_MB: z.coerce.number().min(0).default(32),
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).default(10),
   LOGIN_FAILURE_WINDOW_MINUTES: z.coerce.number().int().min(1).default(15),
@@ -51,6 +53,8 @@ const configSchema = z.object({
   HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(30),
   /** Open connections one client address may hold on one node; 0 turns the cap off (behind a proxy, cap there). */
   MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).default(1000),
+  /** Pending appointment requests one client address may hold per workspace (each is stored and mailed to the team); 0 turns the cap off. */
+  MAX_PENDING_BOOKINGS_PER_ADDRESS: z.coerce.number().int().min(0).default(20),
   NODE_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().min(1).default('.data'),
