@@ -9,6 +9,7 @@ import { connectRedis } from '../db/redis.js';
 import { attachDocumentLocks } from '../db/document-locks.js';
 import { EventBus } from '../events/events.js';
 import { Caches } from '../cache/caches.js';
+import { AVAILABILITY_HORIZON_MS } from '../appointments/availability.service.js';
 import { createApp, type AppOptions } from './create-app.js';
 import { createJobQueue } from '../jobs/jobs.js';
 import { registerJobs } from './jobs.js';
@@ -70,7 +71,12 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
   await attachDocumentLocks(db, { redis, logger });
   const realtime = await createRealtime({ logger, redis });
   const jobs = createJobQueue(db, logger, { processEvery: options.jobsProcessEvery });
-  const cache = await Caches.start(redis, logger, { contentMaxBytes: config.CONTENT_CACHE_MB * 1024 * 1024, contentTtlMs: config.CONTENT_CACHE_TTL_SECONDS * 1000 });
+  const cache = await Caches.start(redis, logger, {
+    contentMaxBytes: config.CONTENT_CACHE_MB * 1024 * 1024,
+    contentTtlMs: config.CONTENT_CACHE_TTL_SECONDS * 1000,
+    computedMaxBytes: config.AVAILABILITY_CACHE_MB * 1024 * 1024,
+    computedTtlMs: AVAILABILITY_HORIZON_MS,
+  });
 
   const deps: Deps = {
     config,

@@ -2,10 +2,12 @@ import { Schema, Types, type Connection, type UpdateQuery } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
+import { constantTimeEqual } from '../shared/crypto.js';
 import { parseObjectId } from '../shared/ids.js';
 import type { PageRequest } from '../shared/paging.js';
 import { escapeRegex } from '../shared/text.js';
 import { visitorRecordBranches, type PersonKeys } from '../shared/person-keys.js';
+import type { TokenRef } from './tokens.js';
 
 export type AppointmentStatus = 'PENDING' | 'CONFIRMED' | 'REJECTED' | 'CANCELLED';
 
@@ -91,14 +93,23 @@ appointmentSchema.index({ workspaceId: 1, visitorSessionId: 1, createdAt: -1 });
 // Person timeline (`ofPerson`) by e-mail in any case: a case-insensitive match cannot seek, but MongoDB reads only
 // this workspace's keys and fetches the matches (FerretDB scans either way: one query per collection keeps it cheap).
 appointmentSchema.index({ workspaceId: 1, visitorEmail: 1 });
-// Token lookup and cancel. Not unique: FerretDB has no partial indexes and revoked tokens are null;
+// Legacy tokens only (`tokens.ts`: issued before tokens named their appointment, found by hash): the view
+// and cancel of a cancellation token, a second cancel (consumed), the manage page and its actions. Tokens
+// of today are read by `_id`. Not unique: FerretDB has no partial indexes and revoked tokens are null;
 // tokens are 256-bit random, so a collision is not a concern.
 appointmentSchema.index({ cancellationTokenHash: 1 });
 appointmentSchema.index({ consumedTokenHash: 1 });
-// The visitor's manage page and its actions.
 appointmentSchema.index({ manageTokenHash: 1 });
 
 const Appointments = defineModel('Appointment', appointmentSchema);
+
+/** Pre-made (see `create`) so the cancellation token can name its appointment. */
+export const newAppointmentId = () => new Types.ObjectId().toHexString();
+
+type TokenField = 'cancellationTokenHash' | 'consumedTokenHash' | 'manageTokenHash';
+
+/** Whether a stored token hash is the presented token's, in constant time (a null hash matches nothing). */
+const sameHash = (stored: string | null | undefined, presented: string) => !!stored && constantTimeEqual(stored, presented);
 
 function toAppointment(doc: AppointmentDoc): Appointment {
   return {
@@ -142,6 +153,14 @@ export function appointmentStore(db: Connection) {
   const model = Appointments(db);
   const scope = tenantScope(model);
   const one = (doc: AppointmentDoc | null) => (doc ? toAppointment(doc) : null);
+  // FerretDB serves only a filter of exactly `{_id}` without scanning every tenant's appointments.
+  const byPrimaryKey = (id: string) => model.findOne({ _id: new Types.ObjectId(id) }).lean<AppointmentDoc>();
+  /** The appointment whose `field` holds the token's hash: by the id the token names, else (legacy) by the hash. */
+  const byTokenIn = async (field: TokenField, ref: TokenRef, tokenHash: string): Promise<Appointment | null> => {
+    if ('legacy' in ref) return one(await model.findOne({ [field]: tokenHash }).lean<AppointmentDoc>());
+    const doc = await byPrimaryKey(ref.id);
+    return doc && sameHash(doc[field], tokenHash) ? toAppointment(doc) : null;
+  };
   /**
    * A conditional state change of the appointment `filter` finds; null when the condition no longer holds.
    * One transition of the appointment (`document-locks.ts`): the condition is checked and the change
@@ -162,10 +181,12 @@ export function appointmentStore(db: Connection) {
     return leaveState(scope.filter(workspaceId, { _id, ...condition }), update);
   };
   return {
-    async create(workspaceId: string, input: Omit<NewAppointment, 'locale'> & { locale?: string | null }, cancellationTokenHash: string): Promise<Appointment> {
+    /** `id` from `newAppointmentId`, which the cancellation token names. */
+    async create(workspaceId: string, id: string, input: Omit<NewAppointment, 'locale'> & { locale?: string | null }, cancellationTokenHash: string): Promise<Appointment> {
       const { visitorAttributes, ...rest } = input;
       const doc = await model.create({
         ...rest,
+        _id: new Types.ObjectId(id),
         workspaceId: new Types.ObjectId(workspaceId),
         status: 'PENDING',
         visitorAttributesJson: storeJson(visitorAttributes),
@@ -220,22 +241,41 @@ export function appointmentStore(db: Connection) {
       const docs = await scope.find(workspaceId, { $or: branches }, { sort: { createdAt: -1, _id: -1 }, limit });
       return docs.map(toAppointment);
     },
-    // The token lookups span workspaces: the cancellation token alone is the visitor's credential.
-    async byLiveToken(tokenHash: string): Promise<Appointment | null> {
-      return one(await model.findOne({ cancellationTokenHash: tokenHash }).lean<AppointmentDoc>());
+    // The token lookups span workspaces: the token alone is the visitor's credential.
+    /** The request of a live cancellation token (pending; revoked by confirm or decline, consumed by cancel). */
+    byLiveToken(ref: TokenRef, tokenHash: string): Promise<Appointment | null> {
+      return byTokenIn('cancellationTokenHash', ref, tokenHash);
     },
-    async byManageToken(tokenHash: string): Promise<Appointment | null> {
-      return one(await model.findOne({ manageTokenHash: tokenHash }).lean<AppointmentDoc>());
+    byManageToken(ref: TokenRef, tokenHash: string): Promise<Appointment | null> {
+      return byTokenIn('manageTokenHash', ref, tokenHash);
     },
-    async byConsumedToken(tokenHash: string): Promise<Appointment | null> {
-      return one(await model.findOne({ consumedTokenHash: tokenHash }).lean<AppointmentDoc>());
-    },
-    /** PENDING -> CANCELLED through the token, atomically; null when no pending request holds it. */
-    async cancelByToken(tokenHash: string, at: Date): Promise<Appointment | null> {
-      return leaveState(
-        { cancellationTokenHash: tokenHash, status: 'PENDING' },
-        { $set: { status: 'CANCELLED', cancellationTokenHash: null, consumedTokenHash: tokenHash, cancelledAt: at } },
-      );
+    /**
+     * PENDING -> CANCELLED through the cancellation token, one transition of the appointment: `cancelled`
+     * when this call cancelled it; `used` when the token was live or consumed but the request is no longer
+     * pending (a cancel won, or is under way); null when no appointment holds the token.
+     */
+    async cancelByToken(ref: TokenRef, tokenHash: string, at: Date): Promise<{ cancelled: Appointment } | { used: Appointment } | null> {
+      const update = { $set: { status: 'CANCELLED', cancellationTokenHash: null, consumedTokenHash: tokenHash, cancelledAt: at } };
+      if ('legacy' in ref) {
+        const cancelled = await leaveState({ cancellationTokenHash: tokenHash, status: 'PENDING' }, update);
+        if (cancelled) return { cancelled };
+        // Live first: a racing cancel that won clears the live token and sets the consumed one in one write,
+        // so whichever lookup runs after that write finds it. Still PENDING means that cancel is under way.
+        const used = (await byTokenIn('cancellationTokenHash', ref, tokenHash)) ?? (await byTokenIn('consumedTokenHash', ref, tokenHash));
+        return used ? { used } : null;
+      }
+      const holds = (doc: AppointmentDoc | null): doc is AppointmentDoc =>
+        !!doc && (sameHash(doc.cancellationTokenHash, tokenHash) || sameHash(doc.consumedTokenHash, tokenHash));
+      // A token that names nothing costs one primary-key read and takes no lock.
+      if (!holds(await byPrimaryKey(ref.id))) return null;
+      return scope.transition(ref.id, async () => {
+        // What is stored now: no other writer of the appointment runs until this returns.
+        const doc = await byPrimaryKey(ref.id);
+        if (!holds(doc)) return null;
+        if (doc.status !== 'PENDING' || !sameHash(doc.cancellationTokenHash, tokenHash)) return { used: toAppointment(doc) };
+        const after = await model.findOneAndUpdate({ _id: doc._id }, update, { returnDocument: 'after' }).lean<AppointmentDoc>();
+        return after ? { cancelled: toAppointment(after) } : null;
+      });
     },
     /** PENDING -> CONFIRMED; null when it is no longer pending (a concurrent cancel or response won). */
     async confirm(workspaceId: string, id: string, scheduledAt: Date, scheduledEnd: Date, at: Date, manageTokenHash: string | null = null): Promise<Appointment | null> {

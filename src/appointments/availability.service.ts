@@ -7,6 +7,7 @@ import { appointmentStore, type Appointment } from './appointments.model.js';
 import { generateSlots, type Slot } from './appointments.slots.js';
 import { bookingRulesStore, type BookingRules } from './rules.model.js';
 import { getSettings, INACTIVE, type AppointmentSettings } from './settings.service.js';
+import { availabilityTag } from '../cache/caches.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -67,13 +68,81 @@ function instantOf(bound: AvailabilityBound | undefined, timezone: string, edge:
   return (edge === 'start' ? day : day.plus({ days: 1 })).toJSDate();
 }
 
+/**
+ * How far past the booking-window ceiling of the moment it is computed a workspace's free slots are kept
+ * computed, and so how long they serve: every read within it finds all of its own window among them.
+ */
+export const AVAILABILITY_HORIZON_MS = 60_000;
+
+/** A slot as answered, with its instants for the range search. */
+interface FreeSlot {
+  startMs: number;
+  endMs: number;
+  answer: { start: string; end: string };
+}
+
+/** A workspace's availability as computed at one moment, for every window of the next AVAILABILITY_HORIZON_MS. */
+interface Computed {
+  settings: AppointmentSettings | null;
+  /** The range the slots were computed for: the window at that moment, its end stretched by the horizon. */
+  fromMs: number;
+  toMs: number;
+  slots: FreeSlot[];
+}
+
+/** What one kept slot costs in memory, roughly (two 24-character strings, an object, two numbers). */
+const SLOT_BYTES = 200;
+
+/**
+ * The settings and free slots of the workspace, computed once and kept (`deps.cache.computed`) until a
+ * change of its settings, rules or confirmed times (the services that make one call
+ * `deps.cache.invalidateAvailability`) or the end of the horizon:
+ * generating a year of round-the-clock 15-minute slots costs a tenth of a second of CPU or more, and an
+ * anonymous visitor with the publishable key may ask for it as often as the rate limit lets it.
+ */
+async function computedAvailability(deps: Deps, workspaceId: string, now: Date): Promise<Computed> {
+  const key = `availability:${workspaceId}`;
+  const { value: kept, token } = deps.cache.computed.lookup<Computed>(key);
+  if (kept && covers(kept, now)) return kept;
+  const settings = await getSettings(deps, workspaceId);
+  let computed: Computed = { settings, fromMs: now.getTime(), toMs: now.getTime() + AVAILABILITY_HORIZON_MS, slots: [] };
+  if (settings?.enabled) {
+    const window = effectiveWindow(settings, now);
+    const stretched = { start: window.start, end: new Date(window.end.getTime() + AVAILABILITY_HORIZON_MS) };
+    const slots = await freeSlots(deps, settings, await getBookingRules(deps, workspaceId), stretched);
+    const answered = slots.map((slot) => ({ startMs: slot.start.getTime(), endMs: slot.end.getTime(), answer: { start: slot.start.toISOString(), end: slot.end.toISOString() } }));
+    computed = { settings, fromMs: window.start.getTime(), toMs: stretched.end.getTime(), slots: answered };
+  }
+  deps.cache.computed.store(key, computed, 1_024 + computed.slots.length * SLOT_BYTES, [availabilityTag(workspaceId)], token);
+  return computed;
+}
+
+/** Whether the kept computation holds the whole window of `now` (a clock set back, or moved past the horizon, needs a new one). */
+function covers(computed: Computed, now: Date): boolean {
+  if (!computed.settings?.enabled) return now.getTime() >= computed.fromMs && now.getTime() <= computed.toMs;
+  const window = effectiveWindow(computed.settings, now);
+  return window.start.getTime() >= computed.fromMs && window.end.getTime() <= computed.toMs;
+}
+
+/** The first index of `slots` whose `edge` is above `ms` (they are in order of start, all of one duration, so of end too). */
+function firstAbove(slots: FreeSlot[], edge: 'startMs' | 'endMs', ms: number): number {
+  let low = 0;
+  let high = slots.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (slots[middle][edge] > ms) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
 export async function availability(deps: Deps, workspace: Workspace, fromBound?: AvailabilityBound, toBound?: AvailabilityBound) {
-  const settings = await getSettings(deps, workspace.id);
+  const now = deps.clock.now();
+  const { settings, slots } = await computedAvailability(deps, workspace.id, now);
   const timezone = settings?.timezone ?? 'UTC';
   const from = instantOf(fromBound, timezone, 'start');
   const to = instantOf(toBound, timezone, 'end');
   if (from && to && from.getTime() > to.getTime()) throw invalid([{ path: 'to', message: 'must not be before from' }]);
-  const now = deps.clock.now();
   if (!settings || !settings.enabled) {
     const base = settings
       ? { timezone: settings.timezone, slotDurationMinutes: settings.slotDurationMinutes, leadTimeHours: settings.leadTimeHours, bookingWindowDays: settings.bookingWindowDays, policyText: settings.policyText }
@@ -81,7 +150,9 @@ export async function availability(deps: Deps, workspace: Workspace, fromBound?:
     return { enabled: false, ...base, slots: [], windowStart: now.toISOString(), windowEnd: now.toISOString() };
   }
   const window = effectiveWindow(settings, now, from, to);
-  const slots = await freeSlots(deps, settings, await getBookingRules(deps, workspace.id), window);
+  // The slots lying entirely inside the window: starting at or after its start, ending at or before its end.
+  const first = firstAbove(slots, 'startMs', window.start.getTime() - 1);
+  const last = firstAbove(slots, 'endMs', window.end.getTime());
   return {
     enabled: true,
     timezone: settings.timezone,
@@ -89,7 +160,7 @@ export async function availability(deps: Deps, workspace: Workspace, fromBound?:
     leadTimeHours: settings.leadTimeHours,
     bookingWindowDays: settings.bookingWindowDays,
     policyText: settings.policyText,
-    slots: slots.map((slot) => ({ start: slot.start.toISOString(), end: slot.end.toISOString() })),
+    slots: slots.slice(first, Math.max(first, last)).map((slot) => slot.answer),
     windowStart: window.start.toISOString(),
     windowEnd: window.end.toISOString(),
   };

@@ -3,6 +3,7 @@ import { findWorkspace, type Workspace } from '../workspaces/workspaces.service.
 import { fail } from '../shared/errors.js';
 import { sha256Hex } from '../shared/crypto.js';
 import { appointmentStore, type Appointment } from './appointments.model.js';
+import { parseToken } from './tokens.js';
 import { assertBookable, getBookingRules } from './availability.service.js';
 import { cellStarts, cellStore } from './cells.model.js';
 import { teamMail, visitorMail } from './mail.service.js';
@@ -18,7 +19,9 @@ const notFound = () => fail('manage_token_not_found');
 
 /** The appointment of a live manage token: known, and not yet over. */
 async function resolve(deps: Deps, token: string): Promise<{ appointment: Appointment; workspace: Workspace }> {
-  const appointment = await appointmentStore(deps.db).byManageToken(sha256Hex(token));
+  // A token of no known shape names nothing: answered without touching the engine.
+  const ref = parseToken('manage', token);
+  const appointment = ref && (await appointmentStore(deps.db).byManageToken(ref, sha256Hex(token)));
   if (!appointment) throw notFound();
   const end = appointment.scheduledEnd ?? appointment.scheduledAt;
   if (!end || end <= deps.clock.now()) throw notFound();
@@ -92,6 +95,7 @@ export async function rescheduleByManageToken(deps: Deps, token: string, request
     throw fail('appointment_changed');
   }
   await releaseLeft(deps, workspace.id, current.id, held, wanted);
+  await deps.cache.invalidateAvailability(workspace.id);
   await planReminders(deps, moved);
   await visitorMail(deps, workspace, moved, 'visitorRescheduled', { previousStart: current.scheduledAt.toISOString() });
   await teamMail(deps, workspace, moved, 'customerRescheduled', { previousStart: current.scheduledAt.toISOString() });

@@ -13,12 +13,15 @@ export type SettingsInput = Omit<AppointmentSettings, 'workspaceId' | 'updatedAt
 };
 
 export async function putSettings(deps: Deps, workspaceId: string, input: SettingsInput): Promise<AppointmentSettings> {
-  return appointmentSettingsStore(deps.db).put(workspaceId, {
+  const saved = await appointmentSettingsStore(deps.db).put(workspaceId, {
     ...input,
     policyText: input.policyText ?? null,
     notificationEmail: input.notificationEmail ?? null,
     updatedAt: deps.clock.now(),
   });
+  // Availability is computed from the settings and kept (availability.service.ts).
+  await deps.cache.invalidateAvailability(workspaceId);
+  return saved;
 }
 
 export async function getSettings(deps: Deps, workspaceId: string): Promise<AppointmentSettings | null> {
@@ -34,5 +37,7 @@ export function toSettingsView(settings: AppointmentSettings | null) {
 }
 
 export async function putBookingRules(deps: Deps, workspaceId: string, input: BookingRules): Promise<BookingRules> {
-  return bookingRulesStore(deps.db).put(workspaceId, input, deps.clock.now());
+  const saved = await bookingRulesStore(deps.db).put(workspaceId, input, deps.clock.now());
+  await deps.cache.invalidateAvailability(workspaceId);
+  return saved;
 }

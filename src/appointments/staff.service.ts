@@ -5,7 +5,8 @@ import { pageOf } from '../shared/paging.js';
 import { matchedBy, type PersonKeys } from '../shared/person-keys.js';
 import { appointmentStore, type Appointment, type AppointmentFilter } from './appointments.model.js';
 import { cellStarts, cellStore, CELL_MINUTES } from './cells.model.js';
-import { randomToken, sha256Hex } from '../shared/crypto.js';
+import { sha256Hex } from '../shared/crypto.js';
+import { mintToken } from './tokens.js';
 import { manageUrl, visitorMail } from './mail.service.js';
 import { cancelReminders, planReminders } from './reminders.service.js';
 import { toPublicAppointment } from './requests.service.js';
@@ -110,12 +111,14 @@ export async function confirm(deps: Deps, workspace: Workspace, id: string, sche
   const hold = await reserveCells(deps, workspace.id, id, cellStarts(start, end));
   if (!hold) throw slotConflict();
   // The visitor's manage credential: shown once, in the confirmation mail's link.
-  const manageToken = randomToken('mt_');
+  const manageToken = mintToken('manage', current.id);
   const confirmed = await appointmentStore(deps.db).confirm(workspace.id, id, start, end, now, sha256Hex(manageToken));
   if (!confirmed) {
     await cells.undo(workspace.id, hold);
     throw notPending((await appointmentStore(deps.db).byId(workspace.id, id)) ?? current);
   }
+  // Its time is no longer free: the kept availability goes on every node before anyone is told.
+  await deps.cache.invalidateAvailability(workspace.id);
   await planReminders(deps, confirmed);
   await visitorMail(deps, workspace, confirmed, 'visitorConfirmed', { manageUrl: manageUrl(deps, manageToken, confirmed.locale ?? workspace.defaultLocale) });
   await publishAppointment(deps, 'appointment.confirmed', confirmed, 'team');
@@ -155,6 +158,7 @@ export async function reschedule(deps: Deps, workspace: Workspace, id: string, s
     throw fail('appointment_changed');
   }
   await releaseLeft(deps, workspace.id, id, held, wanted);
+  await deps.cache.invalidateAvailability(workspace.id);
   await planReminders(deps, moved);
   await visitorMail(deps, workspace, moved, 'visitorRescheduled', { previousStart: current.scheduledAt.toISOString() });
   await publishAppointment(deps, 'appointment.rescheduled', moved, 'team', current.scheduledAt);
@@ -183,6 +187,8 @@ export async function withdrawConfirmed(deps: Deps, workspace: Workspace, curren
   const cancelled = await appointmentStore(deps.db).cancelConfirmed(workspace.id, current.id, current.scheduledAt, why, deps.clock.now());
   if (!cancelled) throw fail('appointment_changed');
   await cellStore(deps.db).release(workspace.id, current.id, cellStarts(current.scheduledAt, current.scheduledEnd));
+  // Its time is free again: the kept availability goes on every node.
+  await deps.cache.invalidateAvailability(workspace.id);
   await cancelReminders(deps, current.id).catch((error: unknown) => deps.logger.error({ err: error, appointmentId: current.id }, 'reminders could not be removed'));
   await visitorMail(deps, workspace, cancelled, 'visitorCancelled', { declineReason: by === 'team' ? why : null });
   await publishAppointment(deps, 'appointment.cancelled', cancelled, by);

@@ -3,6 +3,7 @@ import type { RedisClient } from '../db/redis.js';
 import { ContentCache, workspaceTag } from './content-cache.js';
 import { InvalidationBus } from './invalidation-bus.js';
 import { MemoCache } from './memo-cache.js';
+import { ComputedCache } from './computed-cache.js';
 
 export { ContentCache, workspaceTag } from './content-cache.js';
 export type { CachedAnswer, ContentCacheStats } from './content-cache.js';
@@ -18,6 +19,8 @@ export const userTag = (userId: string) => `user:${userId}`;
 export const webhookEndpointsTag = (workspaceId: string) => `webhook-endpoints:${workspaceId}`;
 /** A live-chat conversation's status or token (close, reopen): its remembered routing facts go. */
 export const conversationTag = (conversationId: string) => `conversation:${conversationId}`;
+/** What a workspace's appointment availability depends on (plugin settings, booking rules, confirmed times). */
+export const availabilityTag = (workspaceId: string) => `availability:${workspaceId}`;
 
 /**
  * The node's in-memory caches and the one way to invalidate them on every node. Services call the
@@ -28,12 +31,18 @@ export class Caches {
     private readonly bus: InvalidationBus,
     readonly content: ContentCache,
     readonly memo: MemoCache,
+    readonly computed: ComputedCache,
   ) {}
 
-  static async start(redis: RedisClient | undefined, logger: Logger, options: { contentMaxBytes: number; contentTtlMs: number }): Promise<Caches> {
+  static async start(
+    redis: RedisClient | undefined,
+    logger: Logger,
+    options: { contentMaxBytes: number; contentTtlMs: number; computedMaxBytes: number; computedTtlMs: number },
+  ): Promise<Caches> {
     const bus = await InvalidationBus.start(redis, logger);
     const content = new ContentCache(bus, { maxBytes: options.contentMaxBytes, ttlMs: options.contentTtlMs });
-    return new Caches(bus, content, new MemoCache(bus, { ttlMs: MEMO_TTL_MS }));
+    const computed = new ComputedCache(bus, { maxBytes: options.computedMaxBytes, ttlMs: options.computedTtlMs });
+    return new Caches(bus, content, new MemoCache(bus, { ttlMs: MEMO_TTL_MS }), computed);
   }
 
   /** Whether cached answers may be used now (false while a Redis subscription is down). */
@@ -68,6 +77,11 @@ export class Caches {
   /** A conversation's status or token changed: what nodes remember of it is looked up again. */
   invalidateConversation(conversationId: string): Promise<void> {
     return this.bus.publish([conversationTag(conversationId)]);
+  }
+
+  /** A workspace's appointment settings, rules or confirmed times changed: its availability is computed again. */
+  invalidateAvailability(workspaceId: string): Promise<void> {
+    return this.bus.publish([availabilityTag(workspaceId)]);
   }
 
   close(): Promise<void> {

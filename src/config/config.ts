@@ -40,6 +40,8 @@ const configSchema = z.object({
   CONTENT_CACHE_MB: z.coerce.number().min(0).default(64),
   /** Safety lifetime of a cached content answer; invalidations normally drop it much sooner. */
   CONTENT_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).default(30),
+  /** Memory of each node for computed appointment availability (free slots per workspace, LRU by size); 0 turns it off. */
+  AVAILABILITY_CACHE_MB: z.coerce.number().min(0).default(32),
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(30),
   LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).default(10),
   LOGIN_FAILURE_WINDOW_MINUTES: z.coerce.number().int().min(1).default(15),
@@ -52,9 +54,11 @@ const configSchema = z.object({
   /** Open connections one client address may hold on one node; 0 turns the cap off (behind a proxy, cap there). */
   MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).default(1000),
   /** New live-chat conversations one visitor session may start per workspace per hour (resuming is free). */
-  MAX_CONVERSATIONS_PER_SESSION: z.coerce.number().int().min(1).default(20),
+  MAX_CONVERSATIONS_PER_SESSION: z.coerce.number().int().min(1).default(50),
   /** New live-chat conversations one client address may start per workspace per hour; 0 turns the cap off (behind a proxy). */
-  MAX_CONVERSATIONS_PER_ADDRESS: z.coerce.number().int().min(0).default(100),
+  MAX_CONVERSATIONS_PER_ADDRESS: z.coerce.number().int().min(0).default(500),
+  /** Pending appointment requests one client address may hold per workspace (each is stored and mailed to the team); 0 turns the cap off. */
+  MAX_PENDING_BOOKINGS_PER_ADDRESS: z.coerce.number().int().min(0).default(200),
   NODE_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().min(1).default('.data'),

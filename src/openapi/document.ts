@@ -92,7 +92,7 @@ anonymously.
 windows shared by all server nodes (\`RATE_LIMIT_PER_MINUTE\`, default 600). Every answer carries \`RateLimit-Limit\`,
 \`RateLimit-Remaining\` and \`RateLimit-Reset\`; excess answers 429 \`rate_limited\` with \`Retry-After\` (seconds).
 New live-chat conversations are also limited per visitor session and per client address, in each workspace, per hour
-(\`MAX_CONVERSATIONS_PER_SESSION\`, default 20; \`MAX_CONVERSATIONS_PER_ADDRESS\`, default 100): 429 \`rate_limited\`
+(\`MAX_CONVERSATIONS_PER_SESSION\`, default 50; \`MAX_CONVERSATIONS_PER_ADDRESS\`, default 500): 429 \`rate_limited\`
 likewise; resuming a conversation is never refused for this.
 
 **Conventions.** Bodies are JSON (\`Content-Type: application/json\`); timestamps are ISO 8601 UTC strings; ids are

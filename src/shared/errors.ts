@@ -79,6 +79,7 @@ export const ERRORS = {
   slot_outside_booking_window: { status: 404, message: 'The requested slot is beyond the booking window.' },
   slot_outside_business_hours: { status: 404, message: 'The requested time is not a slot of the business hours.' },
   slot_taken: { status: 404, message: 'The requested slot was just taken.' },
+  too_many_pending_requests: { status: 429, message: 'This address holds too many pending requests; retry later.', code: 'rate_limited' },
   appointment_not_found: { status: 404, message: 'No such appointment.' },
   submission_not_found: { status: 404, message: 'No such submission.' },
   appointment_token_not_found: { status: 404, message: 'The cancellation token is unknown, revoked or already used.' },

@@ -29,7 +29,7 @@ async function setup(timezone: string, rules: Partial<BookingRules>, hours = eve
 const slotsOf = async (ws: Workspace, from: string, to: string) => (await availability(h.deps, ws, { instant: new Date(from) }, { instant: new Date(to) })).slots.map((s) => s.start);
 
 async function bookAndConfirm(ws: Workspace, at: string) {
-  const made = await createRequest(h.deps, ws, { visitorName: 'A', visitorEmail: 'a@example.com', requestedAt: new Date(at) });
+  const made = await createRequest(h.deps, ws, { visitorName: 'A', visitorEmail: 'a@example.com', requestedAt: new Date(at) }, 'service-test');
   await confirm(h.deps, ws, made.id);
 }
 

@@ -34,7 +34,7 @@ async function setup(reminders = [1440, 60]) {
 }
 
 async function pending(ws: Workspace, at: Date, locale?: string) {
-  return createRequest(h.deps, ws, { visitorName: 'Rita', visitorEmail: 'rita@example.com', requestedAt: at, locale });
+  return createRequest(h.deps, ws, { visitorName: 'Rita', visitorEmail: 'rita@example.com', requestedAt: at, locale }, 'service-test');
 }
 
 const jobsOf = async (appointmentId: string) =>

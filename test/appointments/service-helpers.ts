@@ -10,7 +10,7 @@ export function configureService(deps: Deps, workspace: Workspace, overrides: Pa
 }
 
 export function bookService(deps: Deps, workspace: Workspace, requestedAt: string, extra: { visitorPhone?: string; visitorMessage?: string } = {}) {
-  return createRequest(deps, workspace, { visitorName: 'Ada Lovelace', visitorEmail: 'ada@example.com', requestedAt: new Date(requestedAt), ...extra });
+  return createRequest(deps, workspace, { visitorName: 'Ada Lovelace', visitorEmail: 'ada@example.com', requestedAt: new Date(requestedAt), ...extra }, 'service-test');
 }
 
 export const slotStarts = (answer: { slots: { start: string }[] }) => answer.slots.map((slot) => slot.start);

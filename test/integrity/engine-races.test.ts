@@ -12,7 +12,7 @@ import { listChanges } from '../../src/posts/post-changes.service.js';
 import { assignConversation, closeConversation, getConversation } from '../../src/livechat/inbox.service.js';
 import { postVisitorMessage } from '../../src/livechat/messages.service.js';
 import { confirm, decline, getForStaff, reschedule } from '../../src/appointments/staff.service.js';
-import { cancelByToken } from '../../src/appointments/requests.service.js';
+import { cancelByToken, createRequest } from '../../src/appointments/requests.service.js';
 import { createUser, findUserByEmail, type User } from '../../src/auth/auth.service.js';
 import { addMember, changeMemberRole, listMembers, removeMember } from '../../src/workspaces/members.service.js';
 import { activateChatService, startChatService } from '../livechat/service-support.js';
@@ -268,6 +268,16 @@ describe.each(engines)('on $name', (engine) => {
         for (const code of codes.filter((code) => code !== 'ok')) expect(['appointment_not_pending', 'appointment_token_not_found']).toContain(code);
         const stored = await getForStaff(deps, workspace.id, booked.id);
         expect(stored.status).toBe(['CONFIRMED', 'REJECTED', 'CANCELLED'][codes.indexOf('ok')]);
+      });
+    });
+
+    test('requests from one address racing past the pending cap: exactly the cap is stored', async () => {
+      const workspace = await freshWorkspace();
+      const capped: Deps = { ...deps, config: { ...deps.config, MAX_PENDING_BOOKINGS_PER_ADDRESS: 2 } };
+      await rounds(async (round) => {
+        const request = () => createRequest(capped, workspace, { visitorName: 'Ada', visitorEmail: 'ada@example.com', requestedAt: new Date(slot(round)) }, `race-${round}`);
+        const outcomes = await race(request(), request(), request(), request());
+        expect(outcomes.map(codeOf).sort()).toEqual(['ok', 'ok', 'rate_limited', 'rate_limited']);
       });
     });
 

@@ -7,7 +7,7 @@ import type { HearthNode } from '../../src/app/node.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { sha256Hex } from '../../src/shared/crypto.js';
 import { conversationStore, newConversationId } from '../../src/livechat/conversations.model.js';
-import { appointmentStore } from '../../src/appointments/appointments.model.js';
+import { appointmentStore, newAppointmentId } from '../../src/appointments/appointments.model.js';
 import { submissionStore } from '../../src/submissions/submissions.model.js';
 
 // GET /admin/workspaces/:wid/people: a person's conversations, appointments and submissions, linked by a
@@ -234,6 +234,7 @@ describe('a busy workspace', () => {
     await batches(200, (n) =>
       appointmentStore(db).create(
         wid,
+        newAppointmentId(),
         {
           requestedAt: new Date(SLOT),
           durationMinutes: 60,

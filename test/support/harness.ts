@@ -39,6 +39,9 @@ export async function startTestNode(options: TestNodeOptions = {}): Promise<Hear
     // Every test sends from 127.0.0.1, some to nodes sharing one Redis: the key-guessing guard is
     // tested on its own (test/foundation/http.test.ts) and kept out of the others' way.
     AUTH_FAILURES_PER_MINUTE: '100000',
+    // Likewise the cap on pending bookings per address (test/appointments/pending-cap.test.ts): tests that
+    // book many requests in one workspace all come from 127.0.0.1.
+    MAX_PENDING_BOOKINGS_PER_ADDRESS: '100000',
     LOG_LEVEL: 'silent',
     RECORD_RESPONSES_DIR: process.env.RECORD_RESPONSES_DIR,
     ...options.env,
