@@ -65,7 +65,7 @@ export async function cancelByManageToken(deps: Deps, token: string, reason: str
   if (!cancelled) throw fail('appointment_changed');
   await cellStore(deps.db).release(workspace.id, appointment.id, cellStarts(appointment.scheduledAt, appointment.scheduledEnd));
   await cancelReminders(deps, appointment.id).catch((error: unknown) => deps.logger.error({ err: error, appointmentId: appointment.id }, 'reminders could not be removed'));
-  await visitorMail(deps, workspace, cancelled, 'visitorCancelled');
+  await visitorMail(deps, workspace, cancelled, 'visitorCancelled', 'visitor');
   await teamMail(deps, workspace, cancelled, 'customerCancelled', { declineReason: why });
   await publishAppointment(deps, 'appointment.cancelled', cancelled, 'visitor');
   return { id: cancelled.id, status: 'CANCELLED' as const };
@@ -99,7 +99,7 @@ export async function rescheduleByManageToken(deps: Deps, token: string, request
   }
   await releaseLeft(deps, workspace.id, current.id, held, wanted);
   await planReminders(deps, moved);
-  await visitorMail(deps, workspace, moved, 'visitorRescheduled', { previousStart: current.scheduledAt.toISOString() });
+  await visitorMail(deps, workspace, moved, 'visitorRescheduled', 'visitor', { previousStart: current.scheduledAt.toISOString() });
   await teamMail(deps, workspace, moved, 'customerRescheduled', { previousStart: current.scheduledAt.toISOString() });
   await publishAppointment(deps, 'appointment.rescheduled', moved, 'visitor', current.scheduledAt);
   return view(deps, moved, workspace);

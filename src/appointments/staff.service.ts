@@ -116,7 +116,7 @@ export async function confirm(deps: Deps, workspace: Workspace, id: string, sche
     throw notPending((await appointmentStore(deps.db).byId(workspace.id, id)) ?? current);
   }
   await planReminders(deps, confirmed);
-  await visitorMail(deps, workspace, confirmed, 'visitorConfirmed', { manageUrl: manageUrl(deps, manageToken, confirmed.locale ?? workspace.defaultLocale) });
+  await visitorMail(deps, workspace, confirmed, 'visitorConfirmed', 'team', { manageUrl: manageUrl(deps, manageToken, confirmed.locale ?? workspace.defaultLocale) });
   await publishAppointment(deps, 'appointment.confirmed', confirmed, 'team');
   return toStaffAppointment(confirmed);
 }
@@ -127,7 +127,7 @@ export async function decline(deps: Deps, workspace: Workspace, id: string, reas
   const declined = await appointmentStore(deps.db).decline(workspace.id, id, reason?.trim() || null, deps.clock.now());
   if (!declined) throw notPending((await appointmentStore(deps.db).byId(workspace.id, id)) ?? current);
   await cancelReminders(deps, id).catch((error: unknown) => deps.logger.error({ err: error, appointmentId: id }, 'reminders could not be removed'));
-  await visitorMail(deps, workspace, declined, 'visitorDeclined');
+  await visitorMail(deps, workspace, declined, 'visitorDeclined', 'team');
   await publishAppointment(deps, 'appointment.declined', declined, 'team');
   return toStaffAppointment(declined);
 }
@@ -155,7 +155,7 @@ export async function reschedule(deps: Deps, workspace: Workspace, id: string, s
   }
   await releaseLeft(deps, workspace.id, id, held, wanted);
   await planReminders(deps, moved);
-  await visitorMail(deps, workspace, moved, 'visitorRescheduled', { previousStart: current.scheduledAt.toISOString() });
+  await visitorMail(deps, workspace, moved, 'visitorRescheduled', 'team', { previousStart: current.scheduledAt.toISOString() });
   await publishAppointment(deps, 'appointment.rescheduled', moved, 'team', current.scheduledAt);
   return toStaffAppointment(moved);
 }

@@ -66,7 +66,7 @@ async function tellAbsentTeam(deps: Deps, conversation: ConversationRef, message
     pageUrl: fresh.pageUrl,
     consoleUrl: `${baseUrl(deps)}/console`,
   });
-  for (const to of recipients) await queueEmail(deps, workspaceId, { to, ...mail });
+  for (const to of recipients) await queueEmail(deps, workspaceId, { to, ...mail }, { cause: 'visitor' });
 }
 
 async function scheduleReplyMail(deps: Deps, conversation: ConversationRef): Promise<void> {
@@ -105,6 +105,6 @@ export async function sendReplyMail(deps: Deps, data: ReplyMailJobData): Promise
   // this same mail: its id comes from the mark, so the outbox keeps one. (A conditional update cannot decide
   // the race on FerretDB, whose updates are a read and a write that two callers can interleave.)
   const onceId = sha256Hex(`reply-mail:${conversation.id}:${conversation.visitorMailedUpToMs}`).slice(0, 24);
-  await queueEmail(deps, conversation.workspaceId, { to: conversation.visitorEmail, ...mail }, { onceId });
+  await queueEmail(deps, conversation.workspaceId, { to: conversation.visitorEmail, ...mail }, { cause: 'team', onceId });
   await store.recordVisitorMail(conversation.workspaceId, conversation.id, new Date(replies.at(-1)!.createdAt).getTime(), deps.clock.now());
 }
