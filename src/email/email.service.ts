@@ -23,7 +23,7 @@ const SEND_CLAIM_WINDOW_MS = 60_000;
 /**
  * Who made the server send a workspace's mail, for its hourly ceiling (`MAX_EMAILS_PER_WORKSPACE_PER_HOUR`):
  * - `visitor`: an anonymous client's action (a booking request's receipt and the team's notice of it, a
- *   booking changed through its manage link, a new submission's notice, the chat's away mail to the team).
+ *   booking changed through its manage link, a new submission's notice, the chat's away digest).
  *   Counted per workspace over a sliding hour on every node; past the ceiling the mail is dropped, logged
  *   and counted. Anyone holding the public key can cause these, so without a ceiling they are a mailbox, an
  *   outbox and a sender reputation any stranger spends. What such a mail told of (the request, the booking,
