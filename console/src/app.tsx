@@ -141,6 +141,12 @@ function SectionNav() {
 }
 
 function ChatsView() {
+  // A mail's link names a conversation (`#/chats/<id>`, the away digest): it opens as a click in the inbox
+  // would, once a workspace is shown (the view mounts again when it is).
+  const linked = route.value.id;
+  useEffect(() => {
+    if (linked && store.workspaceId.peek() && linked !== store.selectedId.peek()) void store.openConversation(linked);
+  }, [linked]);
   const hasSelection = store.selectedId.value !== null;
   return (
     <div class={hasSelection ? 'cols has-selection' : 'cols'}>

@@ -2,7 +2,7 @@ import type { Deps } from '../deps.js';
 import { teamAppLink } from '../shared/links.js';
 import { type Workspace } from '../workspaces/workspaces.service.js';
 import { memberEmails } from '../workspaces/members.service.js';
-import { queueEmail, type MailAttachment } from '../email/email.service.js';
+import { queueEmail, type MailAttachment, type MailCause } from '../email/email.service.js';
 import { appointmentEmails, type AppointmentMailData, type RenderedMail } from '../email/email.templates.js';
 import type { Appointment } from './appointments.model.js';
 import { inviteIcs, type InviteMethod } from './calendar.js';
@@ -27,10 +27,14 @@ function mailData(workspace: Workspace, appointment: Appointment, settings: Appo
   };
 }
 
-/** Mails never decide the answer: a failure to queue is logged with the workspace id and dropped. */
-async function sendMail(deps: Deps, workspaceId: string, to: string, mail: RenderedMail, attachments?: MailAttachment[]): Promise<void> {
+/**
+ * Mails never decide the answer: a failure to queue is logged with the workspace id and dropped. `cause`:
+ * what a visitor does (a request, a change through the manage link) counts against the workspace's hourly
+ * mail ceiling; what the team does (decisions) and the reminders of the bookings it confirmed do not.
+ */
+async function sendMail(deps: Deps, workspaceId: string, to: string, mail: RenderedMail, cause: MailCause, attachments?: MailAttachment[]): Promise<void> {
   try {
-    await queueEmail(deps, workspaceId, { to, ...mail, attachments });
+    await queueEmail(deps, workspaceId, { to, ...mail, attachments }, { cause });
   } catch (error) {
     deps.logger.error({ err: error, workspaceId, subject: mail.subject }, 'appointment mail could not be queued');
   }
@@ -65,12 +69,19 @@ export type VisitorMailKind = 'visitorConfirmed' | 'visitorDeclined' | 'visitorR
  * Tells the visitor what happened. Confirmations and moves carry the calendar invite (REQUEST), a
  * cancellation its withdrawal (CANCEL) with the same UID and a higher SEQUENCE.
  */
-export async function visitorMail(deps: Deps, workspace: Workspace, appointment: Appointment, kind: VisitorMailKind, extras: MailExtras = {}): Promise<void> {
+export async function visitorMail(
+  deps: Deps,
+  workspace: Workspace,
+  appointment: Appointment,
+  kind: VisitorMailKind,
+  cause: MailCause,
+  extras: MailExtras = {},
+): Promise<void> {
   const settings = await getSettings(deps, workspace.id);
   const data = mailData(workspace, appointment, settings, appointment.scheduledAt ?? appointment.requestedAt, extras);
   const method: InviteMethod | null = kind === 'visitorConfirmed' || kind === 'visitorRescheduled' ? 'REQUEST' : kind === 'visitorCancelled' ? 'CANCEL' : null;
   const attachments = method && appointment.scheduledAt ? invite(deps, workspace, appointment, method, settings) : undefined;
-  await sendMail(deps, workspace.id, appointment.visitorEmail, appointmentEmails[kind](data), attachments);
+  await sendMail(deps, workspace.id, appointment.visitorEmail, appointmentEmails[kind](data), cause, attachments);
 }
 
 /** The team hears of what the visitor did through the manage link, in the workspace's default language. */
@@ -78,16 +89,16 @@ export async function teamMail(deps: Deps, workspace: Workspace, appointment: Ap
   const settings = await getSettings(deps, workspace.id);
   const data = mailData(workspace, appointment, settings, appointment.scheduledAt ?? appointment.requestedAt, { ...extras, locale: workspace.defaultLocale });
   for (const to of await customerRecipients(deps, workspace.id, settings).catch(() => [])) {
-    await sendMail(deps, workspace.id, to, appointmentEmails[kind](data));
+    await sendMail(deps, workspace.id, to, appointmentEmails[kind](data), 'visitor');
   }
 }
 
 /** A new request: the visitor gets a receipt (in the request's language), the business a notification. */
 export async function requestReceivedMails(deps: Deps, workspace: Workspace, appointment: Appointment, settings: AppointmentSettings): Promise<void> {
   const data = mailData(workspace, appointment, settings, appointment.requestedAt);
-  await sendMail(deps, workspace.id, appointment.visitorEmail, appointmentEmails.visitorReceived(data));
+  await sendMail(deps, workspace.id, appointment.visitorEmail, appointmentEmails.visitorReceived(data), 'visitor');
   const teamAppUrl = teamAppLink(deps.config, `bookings/${appointment.id}`);
   for (const to of await customerRecipients(deps, workspace.id, settings).catch(() => [])) {
-    await sendMail(deps, workspace.id, to, appointmentEmails.customerNotified({ ...data, locale: workspace.defaultLocale, teamAppUrl }));
+    await sendMail(deps, workspace.id, to, appointmentEmails.customerNotified({ ...data, locale: workspace.defaultLocale, teamAppUrl }), 'visitor');
   }
 }

@@ -97,7 +97,7 @@ export async function rescheduleByManageToken(deps: Deps, token: string, request
   await releaseLeft(deps, workspace.id, current.id, held, wanted);
   await deps.cache.invalidateAvailability(workspace.id);
   await planReminders(deps, moved);
-  await visitorMail(deps, workspace, moved, 'visitorRescheduled', { previousStart: current.scheduledAt.toISOString() });
+  await visitorMail(deps, workspace, moved, 'visitorRescheduled', 'visitor', { previousStart: current.scheduledAt.toISOString() });
   await teamMail(deps, workspace, moved, 'customerRescheduled', { previousStart: current.scheduledAt.toISOString() });
   await publishAppointment(deps, 'appointment.rescheduled', moved, 'visitor', current.scheduledAt);
   return view(deps, moved, workspace);

@@ -65,5 +65,5 @@ export async function sendReminder(deps: Deps, data: ReminderJobData): Promise<v
   const workspace = await findWorkspace(deps, data.workspaceId);
   if (!workspace) return;
   // The manage token is stored hashed only, so the reminder points to the confirmation mail's link instead of repeating it.
-  await visitorMail(deps, workspace, appointment, 'visitorReminder');
+  await visitorMail(deps, workspace, appointment, 'visitorReminder', 'team');
 }

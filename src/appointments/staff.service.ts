@@ -120,7 +120,7 @@ export async function confirm(deps: Deps, workspace: Workspace, id: string, sche
   // Its time is no longer free: the kept availability goes on every node before anyone is told.
   await deps.cache.invalidateAvailability(workspace.id);
   await planReminders(deps, confirmed);
-  await visitorMail(deps, workspace, confirmed, 'visitorConfirmed', { manageUrl: manageUrl(deps, manageToken, confirmed.locale ?? workspace.defaultLocale) });
+  await visitorMail(deps, workspace, confirmed, 'visitorConfirmed', 'team', { manageUrl: manageUrl(deps, manageToken, confirmed.locale ?? workspace.defaultLocale) });
   await publishAppointment(deps, 'appointment.confirmed', confirmed, 'team');
   return toStaffAppointment(confirmed);
 }
@@ -131,7 +131,7 @@ export async function decline(deps: Deps, workspace: Workspace, id: string, reas
   const declined = await appointmentStore(deps.db).decline(workspace.id, id, reason?.trim() || null, deps.clock.now());
   if (!declined) throw notPending((await appointmentStore(deps.db).byId(workspace.id, id)) ?? current);
   await cancelReminders(deps, id).catch((error: unknown) => deps.logger.error({ err: error, appointmentId: id }, 'reminders could not be removed'));
-  await visitorMail(deps, workspace, declined, 'visitorDeclined');
+  await visitorMail(deps, workspace, declined, 'visitorDeclined', 'team');
   await publishAppointment(deps, 'appointment.declined', declined, 'team');
   return toStaffAppointment(declined);
 }
@@ -160,7 +160,7 @@ export async function reschedule(deps: Deps, workspace: Workspace, id: string, s
   await releaseLeft(deps, workspace.id, id, held, wanted);
   await deps.cache.invalidateAvailability(workspace.id);
   await planReminders(deps, moved);
-  await visitorMail(deps, workspace, moved, 'visitorRescheduled', { previousStart: current.scheduledAt.toISOString() });
+  await visitorMail(deps, workspace, moved, 'visitorRescheduled', 'team', { previousStart: current.scheduledAt.toISOString() });
   await publishAppointment(deps, 'appointment.rescheduled', moved, 'team', current.scheduledAt);
   return toStaffAppointment(moved);
 }
@@ -190,7 +190,7 @@ export async function withdrawConfirmed(deps: Deps, workspace: Workspace, curren
   // Its time is free again: the kept availability goes on every node.
   await deps.cache.invalidateAvailability(workspace.id);
   await cancelReminders(deps, current.id).catch((error: unknown) => deps.logger.error({ err: error, appointmentId: current.id }, 'reminders could not be removed'));
-  await visitorMail(deps, workspace, cancelled, 'visitorCancelled', { declineReason: by === 'team' ? why : null });
+  await visitorMail(deps, workspace, cancelled, 'visitorCancelled', by, { declineReason: by === 'team' ? why : null });
   await publishAppointment(deps, 'appointment.cancelled', cancelled, by);
   return cancelled;
 }

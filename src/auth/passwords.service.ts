@@ -55,7 +55,7 @@ async function mailResetLink(deps: Deps, email: string): Promise<void> {
   const now = deps.clock.now();
   await passwordResetStore(deps.db).create({ tokenHash: sha256Hex(token), userId: user.id, expiresAt: new Date(now.getTime() + RESET_LINK_TTL_MS), createdAt: now });
   const mail = passwordResetMail({ name: user.name, link: teamAppLink(deps.config, `reset-password/${token}`), validMinutes: RESET_LINK_TTL_MS / 60_000 });
-  await queueEmail(deps, null, { to: user.email, ...mail }, { sensitive: true });
+  await queueEmail(deps, null, { to: user.email, ...mail }, { cause: 'team', sensitive: true });
 }
 
 const TOKEN_INVALID = () => invalid([{ path: 'token', message: 'is unknown, already used or expired' }], 'The reset link is unknown, already used or expired.');

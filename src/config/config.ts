@@ -30,8 +30,12 @@ const configSchema = z.object({
   WEBHOOK_ENDPOINT_DISABLE_AFTER_HOURS: z.coerce.number().min(0.001).default(72),
   /** First wait before an outbox mail is retried after an SMTP failure; later waits double (capped at 1 h). */
   EMAIL_RETRY_BASE_MS: z.coerce.number().int().min(1).default(30_000),
-  /** Live chat e-mail continuity: at most one "new message while you were away" and one reply mail per conversation per this interval. */
+  /** Mails a workspace's visitors may cause per sliding hour (receipts, team notices, away digests); past it they are dropped and logged. */
+  MAX_EMAILS_PER_WORKSPACE_PER_HOUR: z.coerce.number().int().min(1).default(200),
+  /** Live chat e-mail continuity: at most one away digest to the team per workspace, and one reply mail per conversation, per this interval. */
   CHAT_EMAIL_INTERVAL_MINUTES: z.coerce.number().min(0.001).default(10),
+  /** How long the team's away digest gathers after the first visitor message of a workspace while nobody is online. */
+  CHAT_TEAM_DIGEST_DELAY_SECONDS: z.coerce.number().min(0).default(60),
   /** How long after an agent's reply to an absent visitor the reply mail waits (more replies join it; a visitor who comes back reads them live). */
   CHAT_REPLY_MAIL_DELAY_SECONDS: z.coerce.number().min(0).default(60),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),

@@ -2,13 +2,16 @@ import { render, type RenderedMail } from './email.templates.js';
 import { supportedLanguage } from '../shared/locale.js';
 
 /**
- * The live-chat continuity mails, per language (en, de, fr, es; English otherwise): the team's "new message
- * while you were away" and the visitor's batch of replies. Bodies are quoted as text, never as HTML.
+ * The live-chat continuity mails, per language (en, de, fr, es; English otherwise): the team's away digest
+ * (every conversation with new visitor messages while nobody was online, in one mail) and the visitor's batch
+ * of replies. Bodies are quoted as text, never as HTML.
  */
 interface ChatStrings {
-  teamSubject: (workspace: string) => string;
+  digestSubject: (workspace: string, conversations: number) => string;
   teamGreeting: string;
-  teamIntro: (visitor: string) => string;
+  digestIntro: (workspace: string) => string;
+  newMessages: (count: number) => string;
+  moreConversations: (count: number) => string;
   openConsole: string;
   visitorFallback: string;
   replySubject: (workspace: string) => string;
@@ -20,9 +23,11 @@ interface ChatStrings {
 }
 
 const en: ChatStrings = {
-  teamSubject: (w) => `New chat message while you were away (${w})`,
+  digestSubject: (w, n) => (n === 1 ? `New chat message while you were away (${w})` : `New chat messages in ${n} conversations while you were away (${w})`),
   teamGreeting: 'Hello,',
-  teamIntro: (v) => `${v} wrote in the chat while nobody was online:`,
+  digestIntro: (w) => `Visitors wrote in the chat of ${w} while nobody was online:`,
+  newMessages: (n) => (n === 1 ? '1 new message' : `${n} new messages`),
+  moreConversations: (n) => (n === 1 ? 'and 1 more conversation, in the console' : `and ${n} more conversations, in the console`),
   openConsole: 'Answer in the console',
   visitorFallback: 'A visitor',
   replySubject: (w) => `New reply from ${w}`,
@@ -34,9 +39,11 @@ const en: ChatStrings = {
 };
 
 const de: ChatStrings = {
-  teamSubject: (w) => `Neue Chat-Nachricht während Ihrer Abwesenheit (${w})`,
+  digestSubject: (w, n) => (n === 1 ? `Neue Chat-Nachricht während Ihrer Abwesenheit (${w})` : `Neue Chat-Nachrichten in ${n} Gesprächen während Ihrer Abwesenheit (${w})`),
   teamGreeting: 'Hallo,',
-  teamIntro: (v) => `${v} hat im Chat geschrieben, als niemand online war:`,
+  digestIntro: (w) => `Besucher haben im Chat von ${w} geschrieben, als niemand online war:`,
+  newMessages: (n) => (n === 1 ? '1 neue Nachricht' : `${n} neue Nachrichten`),
+  moreConversations: (n) => (n === 1 ? 'und 1 weiteres Gespräch, in der Konsole' : `und ${n} weitere Gespräche, in der Konsole`),
   openConsole: 'In der Konsole antworten',
   visitorFallback: 'Ein Besucher',
   replySubject: (w) => `Neue Antwort von ${w}`,
@@ -48,9 +55,12 @@ const de: ChatStrings = {
 };
 
 const fr: ChatStrings = {
-  teamSubject: (w) => `Nouveau message de chat pendant votre absence (${w})`,
+  digestSubject: (w, n) =>
+    n === 1 ? `Nouveau message de chat pendant votre absence (${w})` : `Nouveaux messages de chat dans ${n} conversations pendant votre absence (${w})`,
   teamGreeting: 'Bonjour,',
-  teamIntro: (v) => `${v} a écrit dans le chat alors que personne n'était en ligne :`,
+  digestIntro: (w) => `Des visiteurs ont écrit dans le chat de ${w} alors que personne n'était en ligne :`,
+  newMessages: (n) => (n === 1 ? '1 nouveau message' : `${n} nouveaux messages`),
+  moreConversations: (n) => (n === 1 ? 'et 1 autre conversation, dans la console' : `et ${n} autres conversations, dans la console`),
   openConsole: 'Répondre dans la console',
   visitorFallback: 'Un visiteur',
   replySubject: (w) => `Nouvelle réponse de ${w}`,
@@ -62,9 +72,11 @@ const fr: ChatStrings = {
 };
 
 const es: ChatStrings = {
-  teamSubject: (w) => `Nuevo mensaje de chat mientras no estabas (${w})`,
+  digestSubject: (w, n) => (n === 1 ? `Nuevo mensaje de chat mientras no estabas (${w})` : `Nuevos mensajes de chat en ${n} conversaciones mientras no estabas (${w})`),
   teamGreeting: 'Hola:',
-  teamIntro: (v) => `${v} escribió en el chat mientras nadie estaba conectado:`,
+  digestIntro: (w) => `Hubo visitantes que escribieron en el chat de ${w} mientras nadie estaba conectado:`,
+  newMessages: (n) => (n === 1 ? '1 mensaje nuevo' : `${n} mensajes nuevos`),
+  moreConversations: (n) => (n === 1 ? 'y 1 conversación más, en la consola' : `y ${n} conversaciones más, en la consola`),
   openConsole: 'Responder en la consola',
   visitorFallback: 'Un visitante',
   replySubject: (w) => `Nueva respuesta de ${w}`,
@@ -81,28 +93,56 @@ function chatStrings(locale: string | null | undefined): ChatStrings {
   return STRINGS[supportedLanguage(STRINGS, locale) ?? 'en'];
 }
 
-export interface ChatTeamMailData {
-  workspaceName: string;
-  locale: string | null;
+/** One conversation of the away digest. */
+export interface DigestConversation {
   visitorName: string | null;
   visitorEmail: string | null;
-  body: string;
-  pageUrl: string | null;
+  /** New visitor messages in it since the last digest (at least 1). */
+  newMessages: number;
+  /** The newest of them, whole: the template shows its first lines. */
+  newest: string;
+  /** The conversation in the team app. */
+  link: string;
+}
+
+export interface ChatTeamDigestData {
+  workspaceName: string;
+  locale: string | null;
+  conversations: DigestConversation[];
+  /** Conversations with new messages left out of the list (it is capped); the console has them. */
+  more: number;
+  /** The console's chats, for the conversations left out. */
   consoleUrl: string;
 }
 
-export function chatTeamMail(data: ChatTeamMailData): RenderedMail {
+/** Two lines of the newest message, at most 300 characters: enough to tell what it is about. */
+const EXCERPT_LINES = 2;
+const EXCERPT_CHARS = 300;
+
+function excerpt(body: string): string {
+  const lines = body
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const shown = lines.slice(0, EXCERPT_LINES).join('\n').slice(0, EXCERPT_CHARS).trimEnd();
+  return shown.length < lines.join('\n').length ? `${shown}…` : shown;
+}
+
+/** The team's away digest: every conversation with new visitor messages, one paragraph each, in one mail. */
+export function chatTeamDigestMail(data: ChatTeamDigestData): RenderedMail {
   const t = chatStrings(data.locale);
-  const who = data.visitorName || data.visitorEmail || t.visitorFallback;
+  const total = data.conversations.length + data.more;
+  const paragraphs = data.conversations.map((conversation) => {
+    const who = conversation.visitorName
+      ? `${conversation.visitorName}${conversation.visitorEmail ? ` <${conversation.visitorEmail}>` : ''}`
+      : conversation.visitorEmail || t.visitorFallback;
+    return [`${who} (${t.newMessages(conversation.newMessages)})`, excerpt(conversation.newest), `${t.openConsole}: ${conversation.link}`].join('\n');
+  });
   return render(
-    t.teamSubject(data.workspaceName),
+    t.digestSubject(data.workspaceName, total),
     t.teamGreeting,
-    [t.teamIntro(who), data.body],
-    [
-      { label: 'E-mail', value: data.visitorEmail ?? '' },
-      { label: 'URL', value: data.pageUrl ?? '' },
-      { label: t.openConsole, value: data.consoleUrl },
-    ],
+    [t.digestIntro(data.workspaceName), ...paragraphs, ...(data.more > 0 ? [`${t.moreConversations(data.more)}: ${data.consoleUrl}`] : [])],
+    [],
     [],
   );
 }

@@ -21,9 +21,28 @@ const EMAIL_MAX_WAIT_MS = 60 * 60 * 1000;
 const SEND_CLAIM_WINDOW_MS = 60_000;
 
 /**
+ * Who made the server send a workspace's mail, for its hourly ceiling (`MAX_EMAILS_PER_WORKSPACE_PER_HOUR`):
+ * - `visitor`: an anonymous client's action (a booking request's receipt and the team's notice of it, a
+ *   booking changed through its manage link, a new submission's notice, the chat's away digest).
+ *   Counted per workspace over a sliding hour on every node; past the ceiling the mail is dropped, logged
+ *   and counted. Anyone holding the public key can cause these, so without a ceiling they are a mailbox, an
+ *   outbox and a sender reputation any stranger spends. What such a mail told of (the request, the booking,
+ *   the conversation, the submission) stays stored and in the team app; past the ceiling a visitor misses
+ *   only the receipt, and the team a notice of something it will find there.
+ * - `team`: a member's action or a duty the server owes the team (invitations, answers to visitors,
+ *   booking decisions and their reminders, a disabled webhook endpoint). Never counted nor dropped: their
+ *   number is what members do, and each is something a person did on purpose.
+ * Account mails (`workspaceId` null: password resets) belong to no workspace and are not counted here.
+ */
+export type MailCause = 'visitor' | 'team';
+
+const HOUR_MS = 60 * 60 * 1000;
+
+/**
  * Stores the mail in the outbox and enqueues its send job. Never throws: SMTP trouble is the job's
  * to retry, and even a storage failure is logged rather than failing the request that caused the mail.
  * Without `SMTP_URL` the mail is kept as `unsent` (and logged); a worker started with SMTP sends it.
+ * `cause` says whether it counts against the workspace's hourly ceiling (`MailCause`).
  * `onceId` (24 hex digits) makes the mail its id: writers racing to send the same mail store it once.
  * `workspaceId` null is an account mail (a password reset): kept and sent alike, listed in no workspace's
  * outbox. `sensitive` (a body holding a one-time link) blanks the stored body once the mail is settled.
@@ -32,9 +51,10 @@ export async function queueEmail(
   deps: Deps,
   workspaceId: string | null,
   mail: OutgoingMail,
-  options: { onceId?: string; sensitive?: boolean } = {},
+  options: { cause: MailCause; onceId?: string; sensitive?: boolean },
 ): Promise<void> {
   try {
+    if (workspaceId && options.cause === 'visitor' && !(await withinHourlyCeiling(deps, workspaceId, mail))) return;
     const state = deps.config.SMTP_URL ? 'queued' : 'unsent';
     const email = await emailStore(deps.db).create(workspaceId, { ...mail, state, sensitive: options.sensitive }, options.onceId);
     // A mail of this `onceId` is in the outbox already: the writer that made it queued it.
@@ -47,6 +67,25 @@ export async function queueEmail(
   } catch (error) {
     deps.logger.error({ err: error, workspaceId, to: mail.to, subject: mail.subject }, 'could not queue e-mail');
   }
+}
+
+/**
+ * Admits one more visitor-caused mail of the workspace, or drops it (false). The count is a sliding hour
+ * kept in Redis for every node; while a configured Redis is unreachable each node counts its own fixed
+ * hour instead (a ceiling per node for a while, rather than none or a lost receipt). The first drop of an
+ * hour and every hundredth after it are logged with the hour's count, so a flood is seen, not echoed.
+ */
+async function withinHourlyCeiling(deps: Deps, workspaceId: string, mail: OutgoingMail): Promise<boolean> {
+  const limit = deps.config.MAX_EMAILS_PER_WORKSPACE_PER_HOUR;
+  const key = `emails-by-visitors:${workspaceId}`;
+  const shared = await deps.counters.admitWithin(key, HOUR_MS, limit);
+  const admitted = shared ? shared.admitted : (await deps.counters.hit(key, HOUR_MS)).count <= limit;
+  if (admitted) return true;
+  const { count } = await deps.counters.hit(`emails-dropped:${workspaceId}`, HOUR_MS);
+  if (count === 1 || count % 100 === 0) {
+    deps.logger.warn({ workspaceId, subject: mail.subject, droppedThisHour: count, limit }, 'e-mail dropped: the workspace reached MAX_EMAILS_PER_WORKSPACE_PER_HOUR for mails visitors cause');
+  }
+  return false;
 }
 
 /** Wait before attempt n+1 after n failures: base × 2^(n-1), capped at one hour. */

@@ -2,19 +2,20 @@ import type { Deps } from '../deps.js';
 import { sha256Hex } from '../shared/crypto.js';
 import type { ChatMessage } from '../realtime/events.js';
 import { queueEmail } from '../email/email.service.js';
-import { chatReplyMail, chatTeamMail } from '../email/chat.templates.js';
-import { memberEmails } from '../workspaces/members.service.js';
+import { chatReplyMail } from '../email/chat.templates.js';
 import { findWorkspace } from '../workspaces/workspaces.service.js';
 import { conversationStore } from './conversations.model.js';
 import { messageStore } from './messages.model.js';
 import type { Conversation } from './conversations.service.js';
-import { agentsOnline, visitorConnected } from './presence.js';
+import { visitorConnected } from './presence.js';
 import { withAgentNames } from './read.service.js';
+import { scheduleTeamDigest } from './team-digest.service.js';
 
 /**
  * E-mail continuity while the other side is away, through the outbox:
- * - a visitor writes while no team member is online: the workspace's owners and agents get "new message
- *   while you were away" with a link to the console, at most once per conversation per interval;
+ * - a visitor writes while no team member is online: the workspace's away digest is due, one mail per
+ *   member listing every conversation with new messages, at most one per workspace per interval
+ *   (`team-digest.service.ts`);
  * - the team replies to a visitor who left an e-mail and holds no widget socket: the replies they have not
  *   read are mailed in one batch (`REPLY_MAIL_JOB`, one pending job per conversation), at most one mail
  *   per conversation per interval, with a link back to the page the chat started on.
@@ -29,44 +30,17 @@ export interface ReplyMailJobData {
 const REPLIES_PER_MAIL = 50;
 
 const intervalMs = (deps: Deps) => deps.config.CHAT_EMAIL_INTERVAL_MINUTES * 60_000;
-const baseUrl = (deps: Deps) => (deps.config.PUBLIC_URL ?? `http://localhost:${deps.config.PORT}`).replace(/\/+$/, '');
-/** Only a web page is linked in a mail (the URL came from the visitor's browser). */
 /** What the follow-up rules need of a conversation (a remembered one will do); the rest is read fresh. */
 type ConversationRef = Pick<Conversation, 'id' | 'workspaceId'>;
+/** Only a web page is linked in a mail (the URL came from the visitor's browser). */
 const pageLink = (url: string | null) => (url && /^https?:\/\//i.test(url) ? url : null);
 
 /** After a message is stored. Never fails the send: trouble is logged. */
 export function afterMessage(deps: Deps, conversation: ConversationRef, message: ChatMessage): void {
-  const work = message.sender === 'VISITOR' ? tellAbsentTeam(deps, conversation, message) : scheduleReplyMail(deps, conversation);
+  const work = message.sender === 'VISITOR' ? scheduleTeamDigest(deps, conversation.workspaceId, message) : scheduleReplyMail(deps, conversation);
   work.catch((error: unknown) =>
     deps.logger.error({ err: error, workspaceId: conversation.workspaceId, conversationId: conversation.id }, 'live chat: away e-mail not queued'),
   );
-}
-
-async function tellAbsentTeam(deps: Deps, conversation: ConversationRef, message: ChatMessage): Promise<void> {
-  const { workspaceId, id } = conversation;
-  const key = `chat-team-mail:${id}`;
-  // Cheapest first: within the interval of a mail already sent there is nothing to decide.
-  if ((await deps.counters.peek(key)) > 0 || (await agentsOnline(deps, workspaceId))) return;
-  const { count } = await deps.counters.hit(key, intervalMs(deps));
-  if (count !== 1) return;
-  const workspace = await findWorkspace(deps, workspaceId);
-  if (!workspace) return;
-  // The whole team: every role works chats.
-  const recipients = [...new Set(await memberEmails(deps, workspaceId))];
-  // The visitor's name or e-mail may have come with this very message.
-  const fresh = await conversationStore(deps.db).byId(workspaceId, id);
-  if (!fresh) return;
-  const mail = chatTeamMail({
-    workspaceName: workspace.name,
-    locale: workspace.defaultLocale,
-    visitorName: fresh.visitorName,
-    visitorEmail: fresh.visitorEmail,
-    body: message.body,
-    pageUrl: fresh.pageUrl,
-    consoleUrl: `${baseUrl(deps)}/console`,
-  });
-  for (const to of recipients) await queueEmail(deps, workspaceId, { to, ...mail });
 }
 
 async function scheduleReplyMail(deps: Deps, conversation: ConversationRef): Promise<void> {
@@ -105,6 +79,6 @@ export async function sendReplyMail(deps: Deps, data: ReplyMailJobData): Promise
   // this same mail: its id comes from the mark, so the outbox keeps one. (A conditional update cannot decide
   // the race on FerretDB, whose updates are a read and a write that two callers can interleave.)
   const onceId = sha256Hex(`reply-mail:${conversation.id}:${conversation.visitorMailedUpToMs}`).slice(0, 24);
-  await queueEmail(deps, conversation.workspaceId, { to: conversation.visitorEmail, ...mail }, { onceId });
+  await queueEmail(deps, conversation.workspaceId, { to: conversation.visitorEmail, ...mail }, { cause: 'team', onceId });
   await store.recordVisitorMail(conversation.workspaceId, conversation.id, new Date(replies.at(-1)!.createdAt).getTime(), deps.clock.now());
 }

@@ -116,6 +116,15 @@ export function messageStore(db: Connection) {
       const docs = await scope.find(workspaceId, { conversationId: oid(conversationId), sender, readAt: null, createdAt: { $gt: new Date(afterMs) } }, { sort: { createdAt: 1 }, limit });
       return docs.map(toAuthoredMessage);
     },
+    /**
+     * The workspace's visitor messages newer than `afterMs` that the team has not read, newest first, at most
+     * `limit` (the away digest, once per interval at most). No index of its own: the inbox index's
+     * `workspaceId` prefix narrows it on MongoDB, and one more index on the hottest insert would cost more.
+     */
+    async unreadFromVisitors(workspaceId: string, afterMs: number, limit: number): Promise<(ChatMessage & { conversationId: string })[]> {
+      const docs = await scope.find(workspaceId, { sender: 'VISITOR', readAt: null, createdAt: { $gt: new Date(afterMs) } }, { sort: { createdAt: -1 }, limit });
+      return docs.map((doc) => ({ ...toMessage(doc), conversationId: doc.conversationId.toHexString() }));
+    },
     /** Marks the given side's messages up to `upTo` as read. */
     async markRead(workspaceId: string, conversationId: string, sender: Sender, upTo: Date, now: Date): Promise<void> {
       await model.updateMany(ofConversation(workspaceId, conversationId, { sender, readAt: null, createdAt: { $lte: upTo } }), { $set: { readAt: now } });

@@ -78,7 +78,7 @@ export async function replyToSubmission(deps: Deps, workspace: Workspace, id: st
   const submission = await existing(deps, workspace, id);
   const author = { userId: user.id, name: user.name };
   const reply = await submissionReplyStore(deps.db).create(workspace.id, { submissionId: id, body, author, to: submission.email, createdAt: deps.clock.now() });
-  await queueEmail(deps, workspace.id, { to: submission.email, ...submissionReplyMail({ ...mailData(workspace, submission), reply: body }) });
+  await queueEmail(deps, workspace.id, { to: submission.email, ...submissionReplyMail({ ...mailData(workspace, submission), reply: body }) }, { cause: 'team' });
   if (!submission.handledAt) await submissionStore(deps.db).setHandled(workspace.id, id, author, reply.createdAt);
   return toReplyBody(reply);
 }
@@ -111,7 +111,8 @@ async function mailTeam(deps: Deps, workspaceId: string, submissionId: string): 
   const recipients = settings.notificationEmail ? [settings.notificationEmail] : await memberEmails(deps, workspace.id, 'owner');
   const appUrl = teamAppLink(deps.config, `submissions/${submissionId}`);
   const mail = submissionTeamMail({ ...mailData(workspace, submission), locale: workspace.defaultLocale, appUrl });
-  for (const to of recipients) await queueEmail(deps, workspace.id, { to, ...mail });
+  // The sender of the form is anyone with the page: counted against the workspace's ceiling.
+  for (const to of recipients) await queueEmail(deps, workspace.id, { to, ...mail }, { cause: 'visitor' });
 }
 
 function mailData(workspace: Workspace, submission: Submission): SubmissionMailData {

@@ -149,5 +149,5 @@ async function tellOwners(deps: Deps, endpoint: WebhookEndpoint, reason: string)
     [],
     [],
   );
-  for (const to of await memberEmails(deps, endpoint.workspaceId, 'owner')) await queueEmail(deps, endpoint.workspaceId, { to, ...mail });
+  for (const to of await memberEmails(deps, endpoint.workspaceId, 'owner')) await queueEmail(deps, endpoint.workspaceId, { to, ...mail }, { cause: 'team' });
 }

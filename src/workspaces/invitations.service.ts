@@ -45,7 +45,7 @@ export async function invite(deps: Deps, workspace: Workspace, inviter: User, in
     locale: workspace.defaultLocale,
   });
   // Listed in the workspace's outbox (recipient, subject, state: never a body); the body is blanked once sent.
-  await queueEmail(deps, workspace.id, { to: email, ...mail }, { sensitive: true });
+  await queueEmail(deps, workspace.id, { to: email, ...mail }, { cause: 'team', sensitive: true });
   return invitation;
 }
 

@@ -27,7 +27,7 @@ async function outbox(ws: { id: string; token: string }, query = '') {
 
 test('a queued mail is sent over SMTP and the outbox shows it as sent', async () => {
   const ws = await createWorkspace(node.url);
-  await queueEmail(node.deps, ws.id, mail('visitor@example.com', 'Hello outbox'));
+  await queueEmail(node.deps, ws.id, mail('visitor@example.com', 'Hello outbox'), { cause: 'team' });
   const received = await eventually(() => smtp.mails.find((m) => m.raw.includes('Subject: Hello outbox')));
   expect(received.to).toEqual(['visitor@example.com']);
   expect(received.from).toBe('mailer@hearth.test');
@@ -42,7 +42,7 @@ test('with SMTP down the mail stays queued with the error, and is sent once SMTP
   const ws = await createWorkspace(node.url);
   const port = smtp.port;
   await smtp.stop();
-  await queueEmail(node.deps, ws.id, mail('later@example.com', 'Sent after outage'));
+  await queueEmail(node.deps, ws.id, mail('later@example.com', 'Sent after outage'), { cause: 'team' });
   const waiting = await eventually(async () => (await outbox(ws)).items.find((e) => e.attempts >= 1));
   expect(waiting.state).toBe('queued');
   expect(waiting.lastError).toMatch(/ECONNREFUSED|connect/i);
@@ -55,7 +55,7 @@ test('with SMTP down the mail stays queued with the error, and is sent once SMTP
 
 test('a permanent SMTP rejection (5xx) fails the mail at once without retrying', async () => {
   const ws = await createWorkspace(node.url);
-  await queueEmail(node.deps, ws.id, mail('reject-me@example.com', 'Bounced'));
+  await queueEmail(node.deps, ws.id, mail('reject-me@example.com', 'Bounced'), { cause: 'team' });
   const failed = await eventually(async () => (await outbox(ws)).items.find((e) => e.state === 'failed'));
   expect(failed.attempts).toBe(1);
   expect(failed.lastError).toMatch(/550|mailbox/);
@@ -63,14 +63,14 @@ test('a permanent SMTP rejection (5xx) fails the mail at once without retrying',
 
 test('queueEmail never throws, even when the mail cannot be stored', async () => {
   const ws = await createWorkspace(node.url);
-  await expect(queueEmail(node.deps, ws.id, { to: 'x@example.com', subject: '', text: '', html: '' })).resolves.toBeUndefined();
+  await expect(queueEmail(node.deps, ws.id, { to: 'x@example.com', subject: '', text: '', html: '' }, { cause: 'team' })).resolves.toBeUndefined();
 });
 
 test('the outbox lists newest first, per workspace, paginated with limit 1..100', async () => {
   const ws = await createWorkspace(node.url);
   const other = await createWorkspace(node.url);
-  for (const n of [1, 2, 3]) await queueEmail(node.deps, ws.id, mail(`p${n}@example.com`, `Page ${n}`));
-  await queueEmail(node.deps, other.id, mail('other@example.com', 'Other tenant'));
+  for (const n of [1, 2, 3]) await queueEmail(node.deps, ws.id, mail(`p${n}@example.com`, `Page ${n}`), { cause: 'team' });
+  await queueEmail(node.deps, other.id, mail('other@example.com', 'Other tenant'), { cause: 'team' });
   const first = await outbox(ws, '?limit=2');
   expect(first.items.map((e) => e.subject)).toEqual(['Page 3', 'Page 2']);
   expect(first.nextBefore).toBe(first.items[1].id);

@@ -16,7 +16,7 @@ test('without SMTP_URL a mail is kept unsent; a worker started with SMTP later s
   const first = await startTestNode({ dbName });
   nodes.push(first);
   const ws = await createWorkspace(first.url);
-  await queueEmail(first.deps, ws.id, { to: 'kept@example.com', subject: 'Kept for later', text: 'body', html: '<p>body</p>' });
+  await queueEmail(first.deps, ws.id, { to: 'kept@example.com', subject: 'Kept for later', text: 'body', html: '<p>body</p>' }, { cause: 'team' });
   const list = await request(first.url, `/admin/workspaces/${ws.id}/emails`, { token: ws.token });
   expect(list.body.items).toEqual([expect.objectContaining({ to: 'kept@example.com', state: 'unsent', attempts: 0 })]);
   await first.stop();

@@ -11,13 +11,16 @@ import { publishPost, unpublishPost } from '../../src/posts/publication.service.
 import { listChanges } from '../../src/posts/post-changes.service.js';
 import { assignConversation, closeConversation, getConversation } from '../../src/livechat/inbox.service.js';
 import { postVisitorMessage } from '../../src/livechat/messages.service.js';
+import { sendTeamDigest } from '../../src/livechat/team-digest.service.js';
+import { teamDigestStore } from '../../src/livechat/team-digest.model.js';
+import { emailStore } from '../../src/email/email.model.js';
 import { confirm, decline, getForStaff, reschedule } from '../../src/appointments/staff.service.js';
 import { cancelByToken, createRequest } from '../../src/appointments/requests.service.js';
 import { createUser, findUserByEmail, type User } from '../../src/auth/auth.service.js';
 import { addMember, changeMemberRole, listMembers, removeMember } from '../../src/workspaces/members.service.js';
 import { activateChatService, startChatService } from '../livechat/service-support.js';
 import { bookService, configureService } from '../appointments/service-helpers.js';
-import { OPERATOR, uniqueDbName } from '../support/harness.js';
+import { eventually, OPERATOR, uniqueDbName } from '../support/harness.js';
 
 /*
  * The engine conformance suite: what two people (or two nodes) doing the same thing at once must never
@@ -239,6 +242,22 @@ describe.each(engines)('on $name', (engine) => {
 
     test('close against a visitor message and an assignment: it stays CLOSED, the assignment is kept', async () => {
       await rounds((round) => closeAgainstMessageAndAssignment({ closer: deps, visitor: deps, assigner: deps }, workspace, agentId, `race-${round}`));
+    });
+
+    test('three runs of the away digest at once: one mail per member, and the digest is recorded sent', async () => {
+      await rounds(async (round) => {
+        const { workspace: fresh } = await newWorkspace(deps);
+        await activateChatService(deps, fresh);
+        const chat = await startChatService(deps, fresh, { visitorSessionId: `digest-${round}` });
+        await postVisitorMessage(deps, chat.conversationToken, { body: `Anyone there? (${round})` });
+        // The message opens the workspace's digest in the background (nobody of the team is online).
+        await eventually(() => teamDigestStore(deps.db).get(fresh.id).then((state) => state ?? undefined));
+        const outcomes = await race(...[1, 2, 3].map(() => sendTeamDigest(deps, { workspaceId: fresh.id })));
+        expect(outcomes.map(codeOf)).toEqual(['ok', 'ok', 'ok']);
+        const mails = await emailStore(deps.db).list(fresh.id, { limit: 10 });
+        expect(mails.map((mail) => mail.to)).toEqual([OPERATOR.email]);
+        expect((await teamDigestStore(deps.db).get(fresh.id))?.sentAt).not.toBeNull();
+      });
     });
   });
 

@@ -111,7 +111,7 @@ describe('driver commands of one chat message', () => {
     const broadcast = agentNs.adapter.broadcast;
     let beforePush: number | null = null;
     const commands: string[] = [];
-    // An agent is online (the usual case), so no "while you were away" mail is prepared in the background.
+    // An agent is online (the usual case), so no away digest is scheduled in the background.
     const agentConsole = await agentSocket(b.url, ws.token, ws.id);
     expect((await visitorPost(b, token, { body: 'warm-up' })).status).toBe(201);
     agentNs.adapter.broadcast = function (this: typeof agentNs.adapter, ...args: Parameters<typeof broadcast>) {

@@ -7,11 +7,19 @@ import { activateChat, agentSocket, createAgent, startChat, widgetSocket } from 
 let node: HearthNode;
 let smtp: Awaited<ReturnType<typeof startSmtp>>;
 const DELAY_MS = 600;
+/** The digest's gathering: long enough for a test to act (connect, read) before it goes. */
+const DIGEST_DELAY_MS = 2_000;
 
 beforeAll(async () => {
   smtp = await startSmtp();
   node = await startTestNode({
-    env: { SMTP_URL: smtp.url, CHAT_EMAIL_INTERVAL_MINUTES: '10', CHAT_REPLY_MAIL_DELAY_SECONDS: String(DELAY_MS / 1000), PUBLIC_URL: 'https://chat.example' },
+    env: {
+      SMTP_URL: smtp.url,
+      CHAT_EMAIL_INTERVAL_MINUTES: '10',
+      CHAT_REPLY_MAIL_DELAY_SECONDS: String(DELAY_MS / 1000),
+      CHAT_TEAM_DIGEST_DELAY_SECONDS: String(DIGEST_DELAY_MS / 1000),
+      PUBLIC_URL: 'https://chat.example',
+    },
   });
 });
 afterAll(async () => {
@@ -36,11 +44,11 @@ const agentSays = (ws: WorkspaceFixture, cid: string, body: string) =>
   request(node.url, `/admin/workspaces/${ws.id}/conversations/${cid}/messages`, { token: ws.token, body: { body } });
 
 describe('offline e-mail continuity', () => {
-  test('a visitor message while nobody is online mails the team once per interval, with a console link', async () => {
+  test('a visitor message while nobody is online mails each member one digest per interval, linking the conversation', async () => {
     const ws = await createWorkspace(node.url);
     const agentToken = await createAgent(node.url, ws);
     const agentAddress = (await request(node.url, '/admin/me', { token: agentToken })).body.email as string;
-    const { token } = await chat(ws);
+    const { token, cid } = await chat(ws);
     const email = `visitor-${Date.now()}@example.org`;
     expect((await visitorSays(token, { body: 'Is anyone there? <b>urgent</b>', visitorEmail: email, visitorName: 'Vera' })).status).toBe(201);
     const outbox = () => request(node.url, `/admin/workspaces/${ws.id}/emails`, { token: ws.token });
@@ -52,12 +60,13 @@ describe('offline e-mail continuity', () => {
     expect(new Set(queued.map((item) => item.to)).size).toBe(queued.length);
     expect(queued.map((item) => item.to)).toContain(agentAddress);
     const one = smtp.mails.find((mail) => mail.to.includes(queued[0].to) && textOf(mail).includes('Is anyone there?'))!;
-    expect(textOf(one)).toContain('https://chat.example/console');
-    expect(textOf(one)).toContain('Vera');
+    expect(textOf(one)).toContain(`https://chat.example/console#/chats/${cid}`);
+    expect(textOf(one)).toContain(`Vera <${email}> (1 new message)`);
     expect(textOf(one)).toContain('&lt;b&gt;urgent&lt;/b&gt;');
 
+    // Inside the interval (10 minutes here) the digest does not go again.
     await visitorSays(token, { body: 'hello again' });
-    await sleep(1_500);
+    await sleep(DIGEST_DELAY_MS + 1_500);
     expect((await outbox()).body.items).toHaveLength(queued.length);
   });
 
@@ -72,6 +81,32 @@ describe('offline e-mail continuity', () => {
     } finally {
       agent.close();
     }
+  });
+
+  test('a member who comes online, or reads the messages, before the digest goes cancels what it would have told', async () => {
+    const ws = await createWorkspace(node.url);
+    const outbox = async () => (await request(node.url, `/admin/workspaces/${ws.id}/emails`, { token: ws.token })).body.items as unknown[];
+    const first = await chat(ws);
+    await visitorSays(first.token, { body: 'anyone?' });
+    const agent = await agentSocket(node.url, ws.token, ws.id);
+    try {
+      await sleep(DIGEST_DELAY_MS + 1_500);
+      expect(await outbox()).toEqual([]);
+    } finally {
+      agent.close();
+    }
+    // Away again: a new message is news, the one seen online is not; a message the team has read is not either.
+    const second = await chat(ws);
+    const third = await chat(ws);
+    await visitorSays(second.token, { body: 'second conversation' });
+    await visitorSays(third.token, { body: 'third conversation, read at once' });
+    await request(node.url, `/admin/workspaces/${ws.id}/conversations/${third.cid}/messages`, { token: ws.token });
+    const mail = await eventually(() => smtp.mails.find((m) => textOf(m).includes(second.cid)), 10_000);
+    await sleep(500);
+    expect(await outbox()).toHaveLength(1);
+    expect(textOf(mail)).toContain('second conversation');
+    expect(textOf(mail)).not.toContain(first.cid);
+    expect(textOf(mail)).not.toContain(third.cid);
   });
 
   test('replies to an absent visitor are batched into one mail per interval, in their language, with a link back', async () => {
