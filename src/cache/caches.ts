@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
 import type { RedisClient } from '../db/redis.js';
-import { ContentCache, workspaceTag } from './content-cache.js';
+import { ContentCache, contentTag, workspaceTag } from './content-cache.js';
 import { InvalidationBus } from './invalidation-bus.js';
 import { MemoCache } from './memo-cache.js';
 import { ComputedCache } from './computed-cache.js';
 
-export { ContentCache, workspaceTag } from './content-cache.js';
+export { ContentCache, contentTag, workspaceTag } from './content-cache.js';
 export type { CachedAnswer, ContentCacheStats } from './content-cache.js';
 
 /** How long a credential, session or membership lookup is remembered (invalidations end it sooner). */
@@ -53,6 +53,14 @@ export class Caches {
   /** Public content or settings of the workspace changed: its content answers and its workspace object go. */
   invalidateWorkspace(workspaceId: string): Promise<void> {
     return this.bus.publish([workspaceTag(workspaceId)]);
+  }
+
+  /**
+   * One post was published, changed or withdrawn: the answers that show it (its pages in every locale,
+   * whatever holds its slug, every list) go on every node; the other posts' pages stay.
+   */
+  invalidatePost(workspaceId: string, post: { slug: string; translationGroupId: string }): Promise<void> {
+    return this.bus.publish(['posts', `group:${post.translationGroupId}`, `slug:${post.slug}`].map((dependency) => contentTag(workspaceId, dependency)));
   }
 
   /** The workspace's keys changed (rotation): lookups of its old keys go. */

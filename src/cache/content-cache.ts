@@ -26,6 +26,17 @@ const OVERHEAD_BYTES = 256;
 export const workspaceTag = (workspaceId: string) => `workspace:${workspaceId}`;
 
 /**
+ * What a content answer may say it depends on (`Reply.dependsOn`), beyond the workspace's settings,
+ * categories and navigations (whose changes drop every answer of the workspace):
+ * - `posts`: any published post (lists, feeds, the changes feed, navigations that name posts);
+ * - `group:<translationGroupId>`: one post in all its locales (a post's page shows its translations);
+ * - `slug:<slug>`: whichever post holds this slug (a publish may give it to another post).
+ * An answer that declares nothing depends on every post.
+ */
+export const contentTag = (workspaceId: string, dependency: string) => `content:${workspaceId}:${dependency}`;
+const EVERY_POST = '*';
+
+/**
  * What a miss hands its builder: the generation the answer is built under. An answer is stored only while
  * its workspace is still at that generation (no write of the workspace landed meanwhile).
  */
@@ -43,6 +54,9 @@ export type BuildToken = string;
 export class ContentCache {
   private readonly lru: ByteLru<CachedAnswer>;
   private readonly byWorkspace = new Map<string, Set<string>>();
+  /** Keys by `<workspaceId>\n<dependency>`, and each key's dependencies (to unindex it). */
+  private readonly byDependency = new Map<string, Set<string>>();
+  private readonly dependenciesOf = new Map<string, string[]>();
   /**
    * Bumped per workspace on each of its invalidations: an answer computed across one is not stored (it
    * may predate the write). Per workspace, so a write in one never discards answers built for another;
@@ -62,10 +76,18 @@ export class ContentCache {
     this.lru = new ByteLru<CachedAnswer>({ ...options, onRemove: (key) => this.unindex(key) });
     bus.onInvalidate((tags) => {
       for (const tag of tags) {
-        if (!tag.startsWith('workspace:')) continue;
-        const workspaceId = tag.slice('workspace:'.length);
-        this.generations.set(workspaceId, (this.generations.get(workspaceId) ?? 0) + 1);
-        for (const key of [...(this.byWorkspace.get(workspaceId) ?? [])]) this.lru.delete(key);
+        if (tag.startsWith('workspace:')) {
+          const workspaceId = tag.slice('workspace:'.length);
+          this.nextGeneration(workspaceId);
+          for (const key of [...(this.byWorkspace.get(workspaceId) ?? [])]) this.lru.delete(key);
+        } else if (tag.startsWith('content:')) {
+          // A post changed: the answers that show it go, and those that depend on every post; the rest stay.
+          const [workspaceId, dependency] = splitOnce(tag.slice('content:'.length), ':');
+          this.nextGeneration(workspaceId);
+          for (const held of [dependency, EVERY_POST]) {
+            for (const key of [...(this.byDependency.get(`${workspaceId}\n${held}`) ?? [])]) this.lru.delete(key);
+          }
+        }
       }
     });
     bus.onResync(() => {
@@ -116,12 +138,14 @@ export class ContentCache {
     return hit;
   }
 
-  store(workspaceId: string, key: string, answer: CachedAnswer, token: BuildToken): void {
+  /** Keeps `answer` unless its workspace changed since `token` was handed out; `dependsOn`: see `contentTag`. */
+  store(workspaceId: string, key: string, answer: CachedAnswer, token: BuildToken, dependsOn?: string[]): void {
     if (token !== this.tokenOf(workspaceId) || !this.bus.live) return;
     if (!this.lru.set(key, answer, answer.bytes.length + key.length * 2 + OVERHEAD_BYTES)) return;
-    let keys = this.byWorkspace.get(workspaceId);
-    if (!keys) this.byWorkspace.set(workspaceId, (keys = new Set()));
-    keys.add(key);
+    addTo(this.byWorkspace, workspaceId, key);
+    const dependencies = dependsOn ?? [EVERY_POST];
+    this.dependenciesOf.set(key, dependencies);
+    for (const dependency of dependencies) addTo(this.byDependency, `${workspaceId}\n${dependency}`, key);
   }
 
   stats(): ContentCacheStats {
@@ -133,10 +157,31 @@ export class ContentCache {
     return `${this.epoch}.${this.generations.get(workspaceId) ?? 0}`;
   }
 
+  private nextGeneration(workspaceId: string): void {
+    this.generations.set(workspaceId, (this.generations.get(workspaceId) ?? 0) + 1);
+  }
+
   private unindex(key: string): void {
     const workspaceId = workspaceOf(key);
-    const keys = this.byWorkspace.get(workspaceId);
-    keys?.delete(key);
-    if (keys?.size === 0) this.byWorkspace.delete(workspaceId);
+    removeFrom(this.byWorkspace, workspaceId, key);
+    for (const dependency of this.dependenciesOf.get(key) ?? []) removeFrom(this.byDependency, `${workspaceId}\n${dependency}`, key);
+    this.dependenciesOf.delete(key);
   }
+}
+
+function addTo(index: Map<string, Set<string>>, name: string, key: string): void {
+  let keys = index.get(name);
+  if (!keys) index.set(name, (keys = new Set()));
+  keys.add(key);
+}
+
+function removeFrom(index: Map<string, Set<string>>, name: string, key: string): void {
+  const keys = index.get(name);
+  keys?.delete(key);
+  if (keys?.size === 0) index.delete(name);
+}
+
+function splitOnce(text: string, separator: string): [string, string] {
+  const at = text.indexOf(separator);
+  return [text.slice(0, at), text.slice(at + separator.length)];
 }

@@ -9,6 +9,11 @@ export interface PostEvent {
   title: string;
   publishedAt: string | null;
   at: string;
+  /**
+   * The post's translation group: which cached answers show it (its page in every locale). Not part of the
+   * webhook payload, which names the spec's fields; absent, every cached answer of the workspace goes.
+   */
+  translationGroupId?: string;
 }
 
 export interface NavigationEvent {

@@ -109,7 +109,7 @@ export function mountRoutes(app: Express, deps: Deps, routes: RouteDef[], authen
         if (build && (reply.status ?? 200) === 200 && reply.body !== undefined) {
           const bytes = Buffer.isBuffer(reply.body) ? reply.body : (reply.json ?? Buffer.from(JSON.stringify(reply.body)));
           const answer = { bytes, headers: reply.headers ?? {} };
-          cache.store(build.workspaceId, build.key, answer, build.token);
+          cache.store(build.workspaceId, build.key, answer, build.token, reply.dependsOn);
           share(answer);
           return sendCached(req, res, answer);
         }

@@ -72,6 +72,8 @@ export interface Reply {
   /** `body` serialized already (by `conditionalGet`, which hashed it): sent as these bytes, not serialized again. */
   json?: Buffer;
   headers?: Record<string, string>;
+  /** For a cached answer: the published content it shows (`contentTag` in `cache/content-cache.ts`); every post when absent. */
+  dependsOn?: string[];
 }
 
 /** A response entry: a schema for a success body, or a description for an error (spec error shape). */

@@ -44,7 +44,8 @@ export const publicNavigationRoutes: RouteDef[] = [
     auth: 'workspaceKey',
     params: navigationKeyParams,
     responses: { 200: { description: 'The navigation.', schema: navigationSchema }, 304: NOT_MODIFIED, 401: KEY_401, 404: 'No navigation with this key (also for a segment no key can be, e.g. with a control character).' },
-    handle: async ({ deps, req, workspace, params }) => conditionalGet(req, await getPublicNavigation(deps, workspace, params.key)),
+    // Items may name posts (their slugs and titles).
+    handle: async ({ deps, req, workspace, params }) => ({ ...conditionalGet(req, await getPublicNavigation(deps, workspace, params.key)), dependsOn: ['posts'] }),
   }),
 ];
 

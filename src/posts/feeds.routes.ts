@@ -37,7 +37,7 @@ export const feedRoutes: RouteDef[] = [
     auth: 'workspaceKey',
     query: feedQuery,
     responses: { 200: { description: 'The feed (XML).' }, 304: NOT_MODIFIED, 400: 'Invalid query parameter.', 401: KEY_401, 404: NO_SITE_URL },
-    handle: async ({ deps, req, workspace, query }) => conditionalGetBytes(req, await feedXml(deps, workspace, query), CONTENT_TYPES[query.format]),
+    handle: async ({ deps, req, workspace, query }) => ({ ...conditionalGetBytes(req, await feedXml(deps, workspace, query), CONTENT_TYPES[query.format]), dependsOn: ['posts'] }),
   }),
   route({
     method: 'get',
@@ -51,6 +51,6 @@ export const feedRoutes: RouteDef[] = [
     tags: ['External: content'],
     auth: 'workspaceKey',
     responses: { 200: { description: 'The sitemap (XML).' }, 304: NOT_MODIFIED, 401: KEY_401, 404: NO_SITE_URL },
-    handle: async ({ deps, req, workspace }) => conditionalGetBytes(req, await sitemapXml(deps, workspace), 'application/xml; charset=utf-8'),
+    handle: async ({ deps, req, workspace }) => ({ ...conditionalGetBytes(req, await sitemapXml(deps, workspace), 'application/xml; charset=utf-8'), dependsOn: ['posts'] }),
   }),
 ];

@@ -31,7 +31,7 @@ import { createPost, deletePost, editDraft, getPost, listPostsAdmin, toAdminPost
 import { cancelSchedule, listSchedule, publishOrSchedule, toScheduleEntry, type PublicationOutcome } from './schedule.service.js';
 import { listChanges } from './post-changes.service.js';
 import { mintPreviewToken, previewPost, revokePreviewToken } from './preview.service.js';
-import { getPublicPost, listPublicCategories, listPublicPosts } from './public-posts.service.js';
+import { listPublicCategories, listPublicPosts, publicPostAnswer } from './public-posts.service.js';
 
 const external = ['External: content'];
 const adminTags = ['Content'];
@@ -73,7 +73,7 @@ export const publicPostRoutes: RouteDef[] = [
     auth: 'workspaceKey',
     query: listPostsQuery,
     responses: { 200: { description: 'A page of posts.', schema: postListSchema }, 304: NOT_MODIFIED, 400: 'Invalid query parameter.', 401: KEY_401 },
-    handle: async ({ deps, req, workspace, query }) => conditionalGet(req, await listPublicPosts(deps, workspace, query)),
+    handle: async ({ deps, req, workspace, query }) => ({ ...conditionalGet(req, await listPublicPosts(deps, workspace, query)), dependsOn: ['posts'] }),
   }),
   // Not under `/external/posts/`, where it would shadow a post slugged `changes`.
   route({
@@ -91,7 +91,7 @@ export const publicPostRoutes: RouteDef[] = [
     auth: 'workspaceKey',
     query: changesQuery,
     responses: { 200: { description: 'A page of changes, oldest first.', schema: postChangesSchema }, 304: NOT_MODIFIED, 400: 'Invalid since or limit.', 401: KEY_401 },
-    handle: async ({ deps, req, workspace, query }) => conditionalGet(req, await listChanges(deps, workspace.id, query)),
+    handle: async ({ deps, req, workspace, query }) => ({ ...conditionalGet(req, await listChanges(deps, workspace.id, query)), dependsOn: ['posts'] }),
   }),
   route({
     method: 'get',
@@ -114,7 +114,8 @@ export const publicPostRoutes: RouteDef[] = [
     bypassCache: (query) => query.preview !== undefined,
     handle: async ({ deps, req, workspace, params, query }) => {
       if (query.preview !== undefined) return { body: await previewPost(deps, workspace, params.slug, query.preview, query), headers: { 'Cache-Control': 'no-store' } };
-      return conditionalGet(req, await getPublicPost(deps, workspace, params.slug, query));
+      const { post, dependsOn } = await publicPostAnswer(deps, workspace, params.slug, query);
+      return { ...conditionalGet(req, post), dependsOn };
     },
   }),
   route({
@@ -127,7 +128,7 @@ export const publicPostRoutes: RouteDef[] = [
     auth: 'workspaceKey',
     query: categoriesQuery,
     responses: { 200: { description: 'Categories.', schema: z.object({ items: z.array(categorySchema) }) }, 304: NOT_MODIFIED, 400: 'Invalid locale.', 401: KEY_401 },
-    handle: async ({ deps, req, workspace, query }) => conditionalGet(req, { items: await listPublicCategories(deps, workspace, query.locale) }),
+    handle: async ({ deps, req, workspace, query }) => ({ ...conditionalGet(req, { items: await listPublicCategories(deps, workspace, query.locale) }), dependsOn: ['posts'] }),
   }),
 ];
 

@@ -140,13 +140,22 @@ export async function listPublicPosts(deps: Deps, workspace: Workspace, query: P
  * The (decoded) segment is normalized like a stored slug; one that cannot be a slug is simply not found.
  */
 export async function getPublicPost(deps: Deps, workspace: Workspace, segment: string, query: { locale?: string; include?: 'content' }) {
+  return (await publicPostAnswer(deps, workspace, segment, query)).post;
+}
+
+/**
+ * The post a slug names, and what that answer shows (for the content cache): the post in all its locales
+ * (its translations are listed) and whichever post holds the slug.
+ */
+export async function publicPostAnswer(deps: Deps, workspace: Workspace, segment: string, query: { locale?: string; include?: 'content' }) {
   const slug = slugFromPath(segment);
   if (slug === null) throw fail('published_post_not_found');
   const order = query.locale ? [query.locale] : [workspace.defaultLocale, ...workspace.locales.filter((l) => l !== workspace.defaultLocale)];
   const candidates = await publishedPostStore(deps.db).bySlugIn(workspace.id, order, slug);
   const found = candidates.sort((a, b) => order.indexOf(a.locale) - order.indexOf(b.locale))[0] ?? null;
   if (!found) throw fail('published_post_not_found');
-  return presentSingle(deps, workspace, found, query.include === 'content' ? 'published' : null);
+  const post = await presentSingle(deps, workspace, found, query.include === 'content' ? 'published' : null);
+  return { post, dependsOn: [`group:${found.translationGroupId}`, `slug:${slug}`] };
 }
 
 /** The single-post answer: the list item, `locale`, `type` and the published translations in workspace order. */

@@ -34,6 +34,7 @@ function postEvent(event: 'post.published' | 'post.unpublished', workspace: Work
     title: content.title,
     publishedAt: post.publishedAt ? post.publishedAt.toISOString() : null,
     at: at.toISOString(),
+    translationGroupId: post.translationGroupId,
   };
 }
 

@@ -32,7 +32,8 @@ export const workspaceRoutes = [
     tags: ['External: content'],
     auth: 'workspaceKey',
     responses: { 200: { description: 'The workspace.', schema: workspaceSchema }, 304: NOT_MODIFIED, 401: 'Missing, unknown, revoked or wrong-kind key.' },
-    handle: async ({ req, workspace }) => conditionalGet(req, toPublicWorkspace(workspace)),
+    // Settings only: no post changes it.
+    handle: async ({ req, workspace }) => ({ ...conditionalGet(req, toPublicWorkspace(workspace)), dependsOn: [] }),
   }),
   route({
     method: 'post',
@@ -129,6 +130,6 @@ export const analyticsConfigRoutes = [
     tags: ['External: content'],
     auth: 'workspaceKey',
     responses: { 200: { description: 'The tracker config.', schema: analyticsConfigSchema }, 304: NOT_MODIFIED, 401: 'Missing, unknown, revoked or wrong-kind key.' },
-    handle: async ({ req, workspace }) => conditionalGet(req, analyticsConfig(workspace)),
+    handle: async ({ req, workspace }) => ({ ...conditionalGet(req, analyticsConfig(workspace)), dependsOn: [] }),
   }),
 ];

@@ -107,6 +107,38 @@ describe('published content served from memory on every node', () => {
     expect(together.commands.length).toBe(alone.commands.length);
   });
 
+  test("a republish on A drops on B only what shows that post: its pages in every locale, its slug and the lists; other posts' pages stay", async () => {
+    const ws = await createWorkspace(a.url, { locales: ['en', 'de'], defaultLocale: 'en' });
+    const admin = contentAdmin(a.url, ws);
+    const edited = await admin.published({ slug: 'edited', title: 'Edited' });
+    await admin.published({ slug: 'untouched', title: 'Untouched' });
+    const pages = ['/external/posts/edited', '/external/posts/untouched', '/external/posts', '/external/workspace'];
+    for (const path of pages) await warm(path, ws);
+
+    await admin.patch(edited.id, { title: 'Edited again' });
+    await admin.publish(edited.id);
+    const after = async (path: string) => commandsOnB(() => read(b, path, ws));
+    // Still cached: the other post's page and the workspace; read afresh: the post's page and the list.
+    expect((await after('/external/posts/untouched')).commands).toEqual([]);
+    expect((await after('/external/workspace')).commands).toEqual([]);
+    const page = await after('/external/posts/edited');
+    expect(page.commands.length).toBeGreaterThan(0);
+    expect(page.result.body.title).toBe('Edited again');
+    expect((await after('/external/posts')).result.body.items.map((item: { title: string }) => item.title)).toContain('Edited again');
+
+    // A translation's first publish changes the original's page (its translations list).
+    await warm('/external/posts/edited', ws);
+    const translation = await admin.createPost({ locale: 'de', slug: 'bearbeitet', title: 'Bearbeitet', translationOf: edited.id });
+    await admin.publish(translation.id);
+    expect((await read(b, '/external/posts/edited', ws)).body.translations.map((t: { locale: string }) => t.locale)).toEqual(['en', 'de']);
+
+    // Unpublishing the untouched post removes its page at once, though nothing else of it changed.
+    await warm('/external/posts/untouched', ws);
+    const untouched = (await read(b, '/external/posts/untouched', ws)).body.postId as string;
+    await admin.unpublish(untouched);
+    expect((await read(b, '/external/posts/untouched', ws)).status).toBe(404);
+  });
+
   test("publish, edit + republish, unpublish and delete on A show on B's next read", async () => {
     const ws = await createWorkspace(a.url);
     const admin = contentAdmin(a.url, ws);

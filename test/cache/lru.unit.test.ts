@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { pino } from 'pino';
 import { ByteLru } from '../../src/cache/lru.js';
-import { ContentCache } from '../../src/cache/content-cache.js';
+import { ContentCache, contentTag } from '../../src/cache/content-cache.js';
 import { InvalidationBus } from '../../src/cache/invalidation-bus.js';
 
 function clock() {
@@ -168,6 +168,33 @@ describe('ContentCache (in-process bus)', () => {
     const afterWrite = cache.lookup(key) as { token: string };
     expect(afterWrite.token).not.toBe(first.token);
     expect(cache.joinBuild(key, afterWrite.token)).toBeUndefined();
+  });
+
+  test("a post's change drops what shows it and what declared nothing; answers of other posts, of settings only and of other workspaces stay", async () => {
+    const bus = await InvalidationBus.start(undefined, pino({ level: 'silent' }));
+    const cache = new ContentCache(bus, { maxBytes: 1_000_000, ttlMs: 60_000 });
+    const entries: [string, string, string[] | undefined][] = [
+      ['w1', 'post-x', ['group:gx', 'slug:x']],
+      ['w1', 'post-y', ['group:gy', 'slug:y']],
+      ['w1', 'list', ['posts']],
+      ['w1', 'undeclared', undefined],
+      ['w1', 'settings', []],
+      ['w2', 'list', ['posts']],
+    ];
+    const keyOf = (ws: string, name: string) => ContentCache.key(ws, 'get', name);
+    for (const [ws, name, dependsOn] of entries) {
+      const key = keyOf(ws, name);
+      cache.store(ws, key, answer(name), (cache.lookup(key) as { token: string }).token, dependsOn);
+    }
+    await bus.publish(['posts', 'group:gx', 'slug:x'].map((dependency) => contentTag('w1', dependency)));
+    const kept = entries.filter(([ws, name]) => 'hit' in cache.lookup(keyOf(ws, name))).map(([ws, name]) => `${ws}/${name}`);
+    expect(kept).toEqual(['w1/post-y', 'w1/settings', 'w2/list']);
+    // A slug given to another post drops the answer of whoever showed it under that slug.
+    await bus.publish([contentTag('w1', 'slug:y')]);
+    expect('hit' in cache.lookup(keyOf('w1', 'post-y'))).toBe(false);
+    // The workspace's own change drops everything of it.
+    await bus.publish(['workspace:w1']);
+    expect('hit' in cache.lookup(keyOf('w1', 'settings'))).toBe(false);
   });
 
   test('the byte bound holds over many answers', async () => {

@@ -103,7 +103,7 @@ test('publishedAt moves only when the published content hash changes; republish 
   ]);
 });
 
-test('events carry the spec payload', async () => {
+test('events carry the spec payload, and the translation group the content cache drops by', async () => {
   const post = await published({ slug: 'payload', title: 'Payload' });
   const [event] = eventsOf(post.id);
   expect(event).toEqual({
@@ -114,6 +114,7 @@ test('events carry the spec payload', async () => {
     title: 'Payload',
     publishedAt: post.publishedAt,
     at: clock.now().toISOString(),
+    translationGroupId: expect.any(String),
   });
 });
 
