@@ -27,6 +27,9 @@ export function registerListeners(deps: Deps, parts: { webhooks: WebhookPipeline
 }
 
 function forgetPublished(deps: Deps, fact: ContentEvent): Promise<void> {
-  if ('translationGroupId' in fact && fact.translationGroupId) return deps.cache.invalidatePost(fact.workspaceId, { slug: fact.slug, translationGroupId: fact.translationGroupId });
+  if ('translationGroupId' in fact && fact.translationGroupId) {
+    const change = fact.event === 'post.published' ? 'replaced' : 'withdrawn';
+    return deps.cache.invalidatePost(fact.workspaceId, { slug: fact.slug, translationGroupId: fact.translationGroupId }, change);
+  }
   return deps.cache.invalidateWorkspace(fact.workspaceId);
 }

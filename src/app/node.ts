@@ -74,6 +74,7 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
   const cache = await Caches.start(redis, logger, {
     contentMaxBytes: config.CONTENT_CACHE_MB * 1024 * 1024,
     contentTtlMs: config.CONTENT_CACHE_TTL_SECONDS * 1000,
+    contentStaleGraceMs: config.CONTENT_STALE_GRACE_MS,
     computedMaxBytes: config.AVAILABILITY_CACHE_MB * 1024 * 1024,
     computedTtlMs: AVAILABILITY_HORIZON_MS,
   });

@@ -37,10 +37,10 @@ export class Caches {
   static async start(
     redis: RedisClient | undefined,
     logger: Logger,
-    options: { contentMaxBytes: number; contentTtlMs: number; computedMaxBytes: number; computedTtlMs: number },
+    options: { contentMaxBytes: number; contentTtlMs: number; contentStaleGraceMs?: number; computedMaxBytes: number; computedTtlMs: number },
   ): Promise<Caches> {
     const bus = await InvalidationBus.start(redis, logger);
-    const content = new ContentCache(bus, { maxBytes: options.contentMaxBytes, ttlMs: options.contentTtlMs });
+    const content = new ContentCache(bus, { maxBytes: options.contentMaxBytes, ttlMs: options.contentTtlMs, staleGraceMs: options.contentStaleGraceMs });
     const computed = new ComputedCache(bus, { maxBytes: options.computedMaxBytes, ttlMs: options.computedTtlMs });
     return new Caches(bus, content, new MemoCache(bus, { ttlMs: MEMO_TTL_MS }), computed);
   }
@@ -57,10 +57,12 @@ export class Caches {
 
   /**
    * One post was published, changed or withdrawn: the answers that show it (its pages in every locale,
-   * whatever holds its slug, every list) go on every node; the other posts' pages stay.
+   * whatever holds its slug, every list) go on every node; the other posts' pages stay. What a republish
+   * `replaced` may be served stale for the grace while it is rebuilt; what a `withdrawn` post showed may not.
    */
-  invalidatePost(workspaceId: string, post: { slug: string; translationGroupId: string }): Promise<void> {
-    return this.bus.publish(['posts', `group:${post.translationGroupId}`, `slug:${post.slug}`].map((dependency) => contentTag(workspaceId, dependency)));
+  invalidatePost(workspaceId: string, post: { slug: string; translationGroupId: string }, change: 'replaced' | 'withdrawn'): Promise<void> {
+    const dependencies = ['posts', `group:${post.translationGroupId}`, `slug:${post.slug}`];
+    return this.bus.publish(dependencies.map((dependency) => contentTag(workspaceId, dependency, change === 'replaced')));
   }
 
   /** The workspace's keys changed (rotation): lookups of its old keys go. */

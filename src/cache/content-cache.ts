@@ -33,7 +33,7 @@ export const workspaceTag = (workspaceId: string) => `workspace:${workspaceId}`;
  * - `slug:<slug>`: whichever post holds this slug (a publish may give it to another post).
  * An answer that declares nothing depends on every post.
  */
-export const contentTag = (workspaceId: string, dependency: string) => `content:${workspaceId}:${dependency}`;
+export const contentTag = (workspaceId: string, dependency: string, staleAllowed = false) => `${staleAllowed ? 'content~' : 'content'}:${workspaceId}:${dependency}`;
 const EVERY_POST = '*';
 
 /**
@@ -66,33 +66,43 @@ export class ContentCache {
   private epoch = 0;
   /** The builds running now, by key: their token and the answer they will store (undefined: not cacheable). */
   private readonly builds = new Map<string, { token: BuildToken; answer: Promise<CachedAnswer | undefined> }>();
+  /** Answers a republish replaced, until their grace ends: given to readers while their rebuild runs. */
+  private readonly stale = new Map<string, { answer: CachedAnswer; until: number }>();
+  private readonly staleGraceMs: number;
+  private readonly now: () => number;
   private hits = 0;
   private misses = 0;
 
   constructor(
     private readonly bus: InvalidationBus,
-    options: { maxBytes: number; ttlMs: number; now?: () => number },
+    options: { maxBytes: number; ttlMs: number; now?: () => number; staleGraceMs?: number },
   ) {
+    this.now = options.now ?? Date.now;
+    this.staleGraceMs = options.staleGraceMs ?? 0;
     this.lru = new ByteLru<CachedAnswer>({ ...options, onRemove: (key) => this.unindex(key) });
     bus.onInvalidate((tags) => {
       for (const tag of tags) {
         if (tag.startsWith('workspace:')) {
           const workspaceId = tag.slice('workspace:'.length);
           this.nextGeneration(workspaceId);
-          for (const key of [...(this.byWorkspace.get(workspaceId) ?? [])]) this.lru.delete(key);
-        } else if (tag.startsWith('content:')) {
+          for (const key of [...(this.byWorkspace.get(workspaceId) ?? [])]) this.drop(key, false);
+          for (const key of this.stale.keys()) if (workspaceOf(key) === workspaceId) this.stale.delete(key);
+        } else if (tag.startsWith('content')) {
           // A post changed: the answers that show it go, and those that depend on every post; the rest stay.
-          const [workspaceId, dependency] = splitOnce(tag.slice('content:'.length), ':');
+          const staleAllowed = tag.startsWith('content~:');
+          const [workspaceId, dependency] = splitOnce(tag.slice(tag.indexOf(':') + 1), ':');
           this.nextGeneration(workspaceId);
           for (const held of [dependency, EVERY_POST]) {
-            for (const key of [...(this.byDependency.get(`${workspaceId}\n${held}`) ?? [])]) this.lru.delete(key);
+            for (const key of [...(this.byDependency.get(`${workspaceId}\n${held}`) ?? [])]) this.drop(key, staleAllowed);
           }
         }
       }
+      this.forgetExpiredStale();
     });
     bus.onResync(() => {
       this.epoch += 1;
       this.lru.clear();
+      this.stale.clear();
     });
   }
 
@@ -100,15 +110,20 @@ export class ContentCache {
     return `${workspaceId}\n${route}\n${request}`;
   }
 
-  /** The cached answer, or undefined (counted as a miss) with the token `store` needs. */
-  lookup(key: string): { hit: CachedAnswer } | { token: BuildToken } {
+  /**
+   * The cached answer, or undefined (counted as a miss) with the token `store` needs and, within its grace,
+   * the answer a republish replaced (`stale`): for a reader who would otherwise wait for a rebuild.
+   */
+  lookup(key: string): { hit: CachedAnswer } | { token: BuildToken; stale?: CachedAnswer } {
     const hit = this.bus.live ? this.lru.get(key) : undefined;
     if (hit) {
       this.hits += 1;
       return { hit };
     }
     this.misses += 1;
-    return { token: this.tokenOf(workspaceOf(key)) };
+    const stale = this.stale.get(key);
+    const token = this.tokenOf(workspaceOf(key));
+    return stale && stale.until > this.now() && this.bus.live ? { token, stale: stale.answer } : { token };
   }
 
   /**
@@ -141,6 +156,7 @@ export class ContentCache {
   /** Keeps `answer` unless its workspace changed since `token` was handed out; `dependsOn`: see `contentTag`. */
   store(workspaceId: string, key: string, answer: CachedAnswer, token: BuildToken, dependsOn?: string[]): void {
     if (token !== this.tokenOf(workspaceId) || !this.bus.live) return;
+    this.stale.delete(key);
     if (!this.lru.set(key, answer, answer.bytes.length + key.length * 2 + OVERHEAD_BYTES)) return;
     addTo(this.byWorkspace, workspaceId, key);
     const dependencies = dependsOn ?? [EVERY_POST];
@@ -155,6 +171,19 @@ export class ContentCache {
 
   private tokenOf(workspaceId: string): BuildToken {
     return `${this.epoch}.${this.generations.get(workspaceId) ?? 0}`;
+  }
+
+  /** Drops a cached answer; one a republish replaced is kept aside for the grace when that is allowed. */
+  private drop(key: string, staleAllowed: boolean): void {
+    const answer = staleAllowed && this.staleGraceMs > 0 ? this.lru.peek(key) : undefined;
+    this.lru.delete(key);
+    if (answer) this.stale.set(key, { answer, until: this.now() + this.staleGraceMs });
+    else this.stale.delete(key);
+  }
+
+  private forgetExpiredStale(): void {
+    const now = this.now();
+    for (const [key, entry] of this.stale) if (entry.until <= now) this.stale.delete(key);
   }
 
   private nextGeneration(workspaceId: string): void {

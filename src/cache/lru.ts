@@ -42,6 +42,12 @@ export class ByteLru<V> {
     return this.slots.size;
   }
 
+  /** The live value without counting it as a use (it does not move toward the recent end). */
+  peek(key: string): V | undefined {
+    const slot = this.slots.get(key);
+    return slot && slot.expiresAt > this.now() ? slot.value : undefined;
+  }
+
   get(key: string): V | undefined {
     const slot = this.slots.get(key);
     if (!slot) return undefined;

@@ -44,6 +44,11 @@ const configSchema = z.object({
   CONTENT_CACHE_MB: z.coerce.number().min(0).default(64),
   /** Safety lifetime of a cached content answer; invalidations normally drop it much sooner. */
   CONTENT_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).default(30),
+  /**
+   * How long an answer a post's republish replaced may still be given to readers who would otherwise wait for
+   * its rebuild (one reader rebuilds it); 0: never. Withdrawn posts and settings changes are never served stale.
+   */
+  CONTENT_STALE_GRACE_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
   /** Memory of each node for computed appointment availability (free slots per workspace, LRU by size); 0 turns it off. */
   AVAILABILITY_CACHE_MB: z.coerce.number().min(0).default(32),
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(30),

@@ -93,9 +93,11 @@ export function mountRoutes(app: Express, deps: Deps, routes: RouteDef[], authen
       const lookup = cacheable ? cache.lookup(cacheable.key) : undefined;
       if (lookup && 'hit' in lookup) return sendCached(req, res, lookup.hit);
       const build = cacheable && lookup ? { ...cacheable, token: lookup.token } : undefined;
-      // Another request is building this very answer: it is shared rather than built again. (No await
-      // unless there is one: between this look and `building` below no other request may slip in.)
+      // Another request is building this very answer: it is shared rather than built again, and meanwhile
+      // the answer a republish replaced, within its grace, is given at once. (No await unless there is a
+      // build: between this look and `building` below no other request may slip in.)
       const running = build && cache.joinBuild(build.key, build.token);
+      if (running && lookup && 'stale' in lookup && lookup.stale) return sendCached(req, res, lookup.stale);
       const shared = running ? await running : undefined;
       if (shared) return sendCached(req, res, shared);
       let share: (answer: CachedAnswer | undefined) => void = () => {};

@@ -197,6 +197,32 @@ describe('ContentCache (in-process bus)', () => {
     expect('hit' in cache.lookup(keyOf('w1', 'settings'))).toBe(false);
   });
 
+  test('what a republish replaced is offered stale for the grace, never what a withdrawal or a settings change dropped', async () => {
+    const bus = await InvalidationBus.start(undefined, pino({ level: 'silent' }));
+    let clock = 1_000;
+    const cache = new ContentCache(bus, { maxBytes: 1_000_000, ttlMs: 60_000, staleGraceMs: 2_000, now: () => clock });
+    const key = ContentCache.key('w1', 'get /external/posts', '[null,{}]');
+    const keep = (name: string) => cache.store('w1', key, answer(name), (cache.lookup(key) as { token: string }).token, ['posts']);
+    keep('v1');
+    await bus.publish([contentTag('w1', 'posts', true)]);
+    expect(cache.lookup(key)).toEqual({ token: expect.any(String), stale: answer('v1') });
+    clock += 1_999;
+    expect(cache.lookup(key)).toMatchObject({ stale: answer('v1') });
+    clock += 1;
+    expect(cache.lookup(key)).not.toHaveProperty('stale');
+    // The rebuilt answer replaces it; a withdrawal or the workspace's own change leave nothing stale.
+    keep('v2');
+    await bus.publish([contentTag('w1', 'posts', true)]);
+    keep('v3');
+    expect(cache.lookup(key)).toEqual({ hit: answer('v3') });
+    await bus.publish([contentTag('w1', 'posts')]);
+    expect(cache.lookup(key)).not.toHaveProperty('stale');
+    keep('v4');
+    await bus.publish([contentTag('w1', 'posts', true)]);
+    await bus.publish(['workspace:w1']);
+    expect(cache.lookup(key)).not.toHaveProperty('stale');
+  });
+
   test('the byte bound holds over many answers', async () => {
     const bus = await InvalidationBus.start(undefined, pino({ level: 'silent' }));
     const cache = new ContentCache(bus, { maxBytes: 10_000, ttlMs: 60_000 });
