@@ -52,7 +52,7 @@ const BUDGET_KB = 150;
 
 /** Each view, the element its first paint shows, and the admin list call (under the workspace) that entry comes from. */
 const VIEWS = [
-  { name: 'inbox', selector: '#inbox-items li', list: '/inbox?limit=50&state=waiting' },
+  { name: 'inbox', selector: '#inbox-items li', list: '/inbox?limit=25&state=waiting' },
   { name: 'chats', selector: '#conversations li', list: '/conversations?status=OPEN&limit=100&page=1' },
   { name: 'submissions', selector: '#submissions li', list: '/submissions?limit=50&page=1&state=open' },
   { name: 'bookings', selector: '#pending li', list: '/appointments?status=PENDING&limit=200' },
@@ -175,7 +175,7 @@ async function logIn(context: BrowserContext, url: string, ws: WorkspaceFixture)
     await page.locator('#password').press('Enter');
     await page.locator('#workspace').waitFor({ state: 'visible', timeout: 30_000 });
     if ((await page.locator('#workspace').inputValue()) !== ws.id) await page.locator('#workspace').selectOption(ws.id);
-    await page.locator('#conversations li').first().waitFor({ state: 'visible', timeout: 30_000 });
+    await page.locator('#inbox-items li').first().waitFor({ state: 'visible', timeout: 30_000 });
     const entries: [string, string][] = await page.evaluate(() => Object.entries(sessionStorage));
     if (entries.length === 0) throw new Error('no session in sessionStorage after logging in');
     return entries;

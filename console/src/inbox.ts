@@ -13,7 +13,7 @@ export type InboxItem =
 export type KindFilter = 'all' | InboxItem['kind'];
 export type StateFilter = 'waiting' | 'handled' | 'all';
 
-const PAGE = 50;
+const PAGE = 25;
 /** The API's largest answer: "show more" asks for the newest this many at most. */
 const MAX = 100;
 
