@@ -49,6 +49,10 @@ export async function startNode(options: { uri: string; dbName: string; redisUrl
     RATE_LIMIT_PER_MINUTE: '1000000000',
     AUTH_FAILURES_PER_MINUTE: '1000000000',
     MAX_CONNECTIONS_PER_ADDRESS: '0',
+    // Load comes from one address: the per-address caps are lifted like the rate limits.
+    MAX_CONVERSATIONS_PER_ADDRESS: '0',
+    MAX_PENDING_BOOKINGS_PER_ADDRESS: '0',
+    MAX_EMAILS_PER_WORKSPACE_PER_HOUR: '1000000000',
     SEED_DEMO: 'false',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
     RECORD_RESPONSES_DIR: '',
