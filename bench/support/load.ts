@@ -17,6 +17,8 @@ export interface LoadResult {
   failures: number;
   p50Ms: number;
   p99Ms: number;
+  /** The slowest request, when the tool says (wrk's latency line). */
+  maxMs?: number;
   tool: 'wrk' | 'autocannon-child';
   /**
    * The server's CPU time (user + system, all its threads) per answered request, when the server says
@@ -55,7 +57,7 @@ export function loadTool(): LoadResult['tool'] {
   return (tool = 'autocannon-child');
 }
 
-function run(command: string, args: string[]): Promise<string> {
+export function run(command: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -74,14 +76,16 @@ function wrkLatency(output: string, percent: string): number {
   return match ? Number(match[1]) * UNIT_MS[match[2]] : NaN;
 }
 
-function parseWrk(output: string): LoadResult {
+export function parseWrk(output: string): LoadResult {
   const requests = Number(/(\d+) requests in/.exec(output)?.[1] ?? NaN);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? NaN);
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0);
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
   const socketErrors = socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
   if (!Number.isFinite(rps)) throw new Error(`could not read wrk's output:\n${output}`);
-  return { rps, requests, failures: non2xx + socketErrors, p50Ms: wrkLatency(output, '50'), p99Ms: wrkLatency(output, '99'), tool: 'wrk' };
+  const latency = /^\s*Latency\s+[\d.]+(?:us|ms|s|m)\s+[\d.]+(?:us|ms|s|m)\s+([\d.]+)(us|ms|s|m)/m.exec(output);
+  const maxMs = latency ? Number(latency[1]) * UNIT_MS[latency[2]] : undefined;
+  return { rps, requests, failures: non2xx + socketErrors, p50Ms: wrkLatency(output, '50'), p99Ms: wrkLatency(output, '99'), maxMs, tool: 'wrk' };
 }
 
 /** Load against one URL for `seconds` (SECONDS) with CONNECTIONS connections (one wrk thread). */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { createWorkspace, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
+import { createWorkspace, request, startTestNode, watchingCommands, type DriverCommand, type WorkspaceFixture } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { book, configure, everyDay, staff, starts } from './helpers.js';
@@ -26,17 +26,11 @@ const APPOINTMENT_COLLECTIONS = ['appointments', 'appointment_settings', 'appoin
 /** The engine commands on the appointment collections while `work` ran. */
 async function engineCommands<T>(work: () => Promise<T>): Promise<{ result: T; commands: string[] }> {
   const commands: string[] = [];
-  const listener = (event: { commandName: string; command: Record<string, unknown> }) => {
+  const seen = (event: DriverCommand) => {
     const collection = String(event.command[event.commandName]);
     if (APPOINTMENT_COLLECTIONS.includes(collection)) commands.push(`${event.commandName} ${collection}`);
   };
-  const client = node.deps.db.getClient();
-  client.on('commandStarted', listener);
-  try {
-    return { result: await work(), commands };
-  } finally {
-    client.off('commandStarted', listener);
-  }
+  return { result: await watchingCommands(node, seen, work), commands };
 }
 
 const read = (ws: WorkspaceFixture, query = '') => request(node.url, `/external/appointments/availability${query}`, { apiKey: ws.apiKey });

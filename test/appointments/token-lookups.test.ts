@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { ObjectId } from 'mongodb';
 import { simpleParser } from 'mailparser';
-import { createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
+import { createWorkspace, eventually, request, startTestNode, watchingCommands, type DriverCommand, type WorkspaceFixture } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { randomToken, sha256Hex } from '../../src/shared/crypto.js';
 import { startSmtp, type ReceivedMail } from '../email/smtp.js';
@@ -43,18 +43,12 @@ interface Command {
 /** The engine commands the node sent on the `appointments` collection while `work` ran. */
 async function appointmentCommands<T>(work: () => Promise<T>): Promise<{ result: T; commands: Command[] }> {
   const commands: Command[] = [];
-  const listener = (event: { commandName: string; command: Record<string, unknown> }) => {
+  const seen = (event: DriverCommand) => {
     const collection = String(event.command[event.commandName]);
     const filter = (event.command.filter ?? event.command.query ?? (event.command.q as Record<string, unknown> | undefined)) as Record<string, unknown> | undefined;
     if (collection === 'appointments') commands.push({ name: event.commandName, collection, filter });
   };
-  const client = node.deps.db.getClient();
-  client.on('commandStarted', listener);
-  try {
-    return { result: await work(), commands };
-  } finally {
-    client.off('commandStarted', listener);
-  }
+  return { result: await watchingCommands(node, seen, work), commands };
 }
 
 /** Each command's filter names the `_id` and nothing else: a primary-key read, no scan. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import type { HearthNode } from '../../src/app/node.js';
-import { createWorkspace, eventually, loginOperator, request, startTestNode, uniqueDbName, type WorkspaceFixture } from '../support/harness.js';
+import { createWorkspace, eventually, loginOperator, request, startTestNode, uniqueDbName, watchingCommands, type WorkspaceFixture } from '../support/harness.js';
 import { startRedis, type RunningService } from '../support/services.js';
 import { contentAdmin } from '../content/content-helpers.js';
 
@@ -26,14 +26,8 @@ afterAll(async () => {
 /** Driver commands node B sends while `work` runs. */
 async function commandsOnB<T>(work: () => Promise<T>): Promise<{ result: T; commands: string[] }> {
   const commands: string[] = [];
-  const listener = (event: { commandName: string }) => commands.push(event.commandName);
-  const client = b.deps.db.getClient();
-  client.on('commandStarted', listener);
-  try {
-    return { result: await work(), commands };
-  } finally {
-    client.off('commandStarted', listener);
-  }
+  const result = await watchingCommands(b, (event) => commands.push(event.commandName), work);
+  return { result, commands };
 }
 
 const read = (node: HearthNode, path: string, ws: WorkspaceFixture, headers: Record<string, string> = {}) => request(node.url, path, { apiKey: ws.apiKey, headers });

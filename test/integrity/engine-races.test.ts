@@ -46,6 +46,27 @@ async function race<T extends unknown[]>(...calls: { [K in keyof T]: Promise<T[K
   return (await Promise.allSettled(calls));
 }
 
+/**
+ * Starts `run` while this test holds the document lock `key`, and lets go once the calls it started have had
+ * time to read and queue at the lock (they do not run inside the holder's context, so they wait for it).
+ */
+async function whileLocked<T>(deps: Deps, key: string, run: () => Promise<T>): Promise<T> {
+  let letGo!: () => void;
+  const held = new Promise<void>((resolve) => (letGo = resolve));
+  let taken!: () => void;
+  const isTaken = new Promise<void>((resolve) => (taken = resolve));
+  const holding = documentLocks(deps.db).transition(key, () => {
+    taken();
+    return held;
+  });
+  await isTaken;
+  const result = new Promise<T>((resolve, reject) => setTimeout(() => run().then(resolve, reject), 0));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  letGo();
+  await holding;
+  return result;
+}
+
 const codeOf = (outcome: PromiseSettledResult<unknown>) => (outcome.status === 'rejected' ? ((outcome.reason as { code?: string }).code ?? String(outcome.reason)) : 'ok');
 
 interface EngineUnderTest {
@@ -306,7 +327,12 @@ describe.each(engines)('on $name', (engine) => {
         const booked = await bookService(deps, workspace, slot(round * 3));
         await confirm(deps, workspace, booked.id);
         const targets = [slot(round * 3 + 1), slot(round * 3 + 2)];
-        const outcomes = await race(reschedule(deps, workspace, booked.id, new Date(targets[0])), reschedule(deps, workspace, booked.id, new Date(targets[1])));
+        // "At once" means both moves decide on the same read: while the test holds the appointment's lock,
+        // each reads it and waits at its transition. Without the gate a move whose read waits for a new
+        // driver connection may start after the other has landed, and two moves in a row both land, rightly.
+        const outcomes = await whileLocked(deps, `appointments:${booked.id}`, () =>
+          race(reschedule(deps, workspace, booked.id, new Date(targets[0])), reschedule(deps, workspace, booked.id, new Date(targets[1]))),
+        );
         const codes = outcomes.map(codeOf);
         expect(codes.filter((code) => code === 'ok')).toHaveLength(1);
         const stored = await getForStaff(deps, workspace.id, booked.id);

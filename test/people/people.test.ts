@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createWorkspace, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
+import { createWorkspace, request, startTestNode, watchingCommands, type WorkspaceFixture } from '../support/harness.js';
 import { activateChat, createAgent, identityFor, startChat } from '../livechat/support.js';
 import { book, configure, everyDay } from '../appointments/helpers.js';
 import type { HearthNode } from '../../src/app/node.js';
@@ -204,14 +204,8 @@ describe('a busy workspace', () => {
   /** Driver commands (`command collection`) the node sends while `work` runs. */
   async function traced<T>(work: () => Promise<T>): Promise<{ result: T; commands: string[] }> {
     const commands: string[] = [];
-    const listener = (event: { commandName: string; command: Record<string, unknown> }) => commands.push(`${event.commandName} ${String(event.command[event.commandName])}`);
-    const client = node.deps.db.getClient();
-    client.on('commandStarted', listener);
-    try {
-      return { result: await work(), commands };
-    } finally {
-      client.off('commandStarted', listener);
-    }
+    const result = await watchingCommands(node, (event) => commands.push(`${event.commandName} ${String(event.command[event.commandName])}`), work);
+    return { result, commands };
   }
 
   test('500 conversations, 200 appointments, 500 submissions: the newest 50 of each, one query per collection', async () => {

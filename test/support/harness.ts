@@ -145,3 +145,20 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
   }
   throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`);
 }
+
+/** A driver command as command monitoring reports it: `command[commandName]` names the collection. */
+export interface DriverCommand {
+  commandName: string;
+  command: Record<string, unknown>;
+}
+
+/** Runs `work` while every driver command the node sends is handed to `seen` (engine cost, counted). */
+export async function watchingCommands<T>(node: HearthNode, seen: (event: DriverCommand) => void, work: () => Promise<T>): Promise<T> {
+  const client = node.deps.db.getClient();
+  client.on('commandStarted', seen);
+  try {
+    return await work();
+  } finally {
+    client.off('commandStarted', seen);
+  }
+}
