@@ -2,7 +2,7 @@ import { batch, signal } from '@preact/signals';
 import { DateTime } from 'luxon';
 import { ApiError, type FieldIssue, type Page } from './api.js';
 import { alert } from './alerts.js';
-import { afterFirstPaint, call, error, socketHooks, whenSynced, workspaceId, ws } from './store.js';
+import { afterFirstPaint, call, error, socketHooks, viewLoaders, whenSynced, workspaceId, ws } from './store.js';
 import { language, t } from './strings.js';
 import { route } from './router.js';
 
@@ -67,6 +67,8 @@ export async function loadBookings(): Promise<void> {
   };
   await Promise.all([loadPending(), zoneThenAgenda()]);
 }
+
+viewLoaders.bookings = loadBookings;
 
 export async function loadPending(): Promise<void> {
   try {

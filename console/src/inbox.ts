@@ -2,7 +2,7 @@ import { batch, signal } from '@preact/signals';
 import type { Conversation } from './api.js';
 import type { Booking } from './bookings.js';
 import type { Submission } from './submissions.js';
-import { afterFirstPaint, call, error, socketHooks, whenSynced, workspaceId, ws } from './store.js';
+import { afterFirstPaint, call, error, socketHooks, viewLoaders, whenSynced, workspaceId, ws } from './store.js';
 import { route } from './router.js';
 
 /** One entry of `GET .../inbox`: the record in the shape of its own admin list. */
@@ -50,6 +50,8 @@ export async function loadInbox(more = false): Promise<void> {
     error.value = err instanceof Error ? err.message : String(err);
   }
 }
+
+viewLoaders.inbox = loadInbox;
 
 export const canShowMore = () => items.value.length < total.value && items.value.length < MAX;
 

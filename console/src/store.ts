@@ -5,7 +5,7 @@ import { NAMESPACES } from '../../src/realtime/events.js';
 import { api, ApiError, storeToken, storedToken, visitorLabel, type Conversation, type Page, type Workspace } from './api.js';
 import { alert } from './alerts.js';
 import { t } from './strings.js';
-import { route } from './router.js';
+import { route, type Section } from './router.js';
 
 /** Largest page of the inbox and of a messages poll (the API's bounds). */
 const LIST_LIMIT = 100;
@@ -107,9 +107,20 @@ let painted = Promise.resolve();
  * in, so on a busy server the view's own call does not queue behind them.
  */
 export function loadView(load: () => Promise<void>): void {
-  if (!workspaceId.value) return;
-  void load().finally(markPainted);
+  if (!workspaceId.value || loading.has(load)) return;
+  loading.add(load);
+  void load().finally(() => {
+    loading.delete(load);
+    markPainted();
+  });
 }
+const loading = new Set<() => Promise<void>>();
+
+/**
+ * Each view's first list, registered by its module: started as soon as a workspace is picked, before the
+ * view renders (its own mount then finds it under way).
+ */
+export const viewLoaders: Partial<Record<Section, () => Promise<void>>> = {};
 
 export function afterFirstPaint(work: () => void): void {
   void Promise.race([painted, new Promise((resolve) => setTimeout(resolve, BADGES_WAIT_MS))]).then(work);
@@ -127,8 +138,10 @@ export function pickWorkspace(id: string): void {
   });
   // Not waiting for the socket: the list shows first, and every connect refetches it anyway. Elsewhere the
   // chat list only feeds the badge.
-  if (route.value.section === 'chats') loadView(loadConversations);
-  else afterFirstPaint(() => void loadConversations());
+  const section = route.value.section;
+  const first = section === 'chats' ? loadConversations : viewLoaders[section];
+  if (first) loadView(first);
+  if (section !== 'chats') afterFirstPaint(() => void loadConversations());
   connect(id);
 }
 

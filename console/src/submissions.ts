@@ -1,7 +1,7 @@
 import { batch, signal } from '@preact/signals';
 import { ApiError, type FieldIssue, type Page } from './api.js';
 import { alert } from './alerts.js';
-import { afterFirstPaint, call, error, socketHooks, whenSynced, workspaceId, ws } from './store.js';
+import { afterFirstPaint, call, error, socketHooks, viewLoaders, whenSynced, workspaceId, ws } from './store.js';
 import { t } from './strings.js';
 import { route } from './router.js';
 
@@ -63,6 +63,8 @@ export async function loadSubmissions(more = false): Promise<void> {
     report(err);
   }
 }
+
+viewLoaders.submissions = loadSubmissions;
 
 export async function countWaiting(): Promise<void> {
   if (!workspaceId.value) return;

@@ -106,10 +106,19 @@ function isEngineProcess(pid: number): boolean {
   }
 }
 
+/** The pid a pid file names, or null when there is none. */
+function pidIn(pidFile: string): number | null {
+  try {
+    return Number(readFileSync(pidFile, 'utf8').trim());
+  } catch {
+    return null;
+  }
+}
+
 /** Ends the engine named in `pidFile` if it still runs, and waits (up to 5 s) until it is gone. */
 async function endLeftoverEngine(pidFile: string, log?: (line: string) => void): Promise<void> {
-  if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, 'utf8').trim());
+  const pid = pidIn(pidFile);
+  if (pid === null) return;
   if (Number.isInteger(pid) && pid > 0 && isEngineProcess(pid)) {
     log?.(`ending the local database engine a previous run left running (pid ${pid})`);
     process.kill(pid, 'SIGKILL');
@@ -148,8 +157,12 @@ export async function startFerretDb(options: FerretDbOptions): Promise<EmbeddedE
   options.log?.(`FerretDB listening on 127.0.0.1:${port} (data in ${options.postgresqlUrl ? 'PostgreSQL' : dataDir})`);
   const { pidFile } = options;
   if (pidFile && child.pid) {
-    writeFileSync(pidFile, `${child.pid}\n`);
-    child.once('exit', () => rmSync(pidFile, { force: true }));
+    const pid = child.pid;
+    writeFileSync(pidFile, `${pid}\n`);
+    // Only while the file still names this engine: one started after it (which ended it) owns the file now.
+    child.once('exit', () => {
+      if (pidIn(pidFile) === pid) rmSync(pidFile, { force: true });
+    });
   }
   const exited = new Promise<void>((done) => (child.exitCode !== null ? done() : child.once('exit', () => done())));
   return {
