@@ -21,29 +21,30 @@ export const kindFilter = signal<KindFilter>('all');
 export const stateFilter = signal<StateFilter>('waiting');
 export const query = signal('');
 export const items = signal<InboxItem[]>([]);
-export const total = signal(0);
+/** Whether older items match than those shown. */
+export const more = signal(false);
 export const loaded = signal(false);
 
 let listRequest = 0;
 let listApplied = 0;
 
-/** The newest items; `more` asks for the next page's worth on top (the list is newest-N, not paged). */
-export async function loadInbox(more = false): Promise<void> {
+/** The newest items; `further` asks for the next page's worth on top (the list is newest-N, not paged). */
+export async function loadInbox(further = false): Promise<void> {
   if (!workspaceId.value) return;
   const mine = ++listRequest;
-  const limit = more ? Math.min(items.value.length + PAGE, MAX) : Math.max(PAGE, Math.min(items.value.length, MAX));
+  const limit = further ? Math.min(items.value.length + PAGE, MAX) : Math.max(PAGE, Math.min(items.value.length, MAX));
   const params = new URLSearchParams({ limit: String(limit) });
   if (kindFilter.value !== 'all') params.set('kind', kindFilter.value);
   if (stateFilter.value !== 'all') params.set('state', stateFilter.value);
   if (query.value.trim()) params.set('q', query.value.trim());
   try {
-    const res = await call<{ items: InboxItem[]; total: number }>('GET', `${ws()}/inbox?${params}`);
+    const res = await call<{ items: InboxItem[]; more: boolean }>('GET', `${ws()}/inbox?${params}`);
     // An answer older than one already shown is stale; an older one that arrives first still paints.
     if (mine < listApplied) return;
     listApplied = mine;
     batch(() => {
       items.value = res.items;
-      total.value = res.total;
+      more.value = res.more;
       loaded.value = true;
     });
   } catch (err) {
@@ -53,7 +54,7 @@ export async function loadInbox(more = false): Promise<void> {
 
 viewLoaders.inbox = loadInbox;
 
-export const canShowMore = () => items.value.length < total.value && items.value.length < MAX;
+export const canShowMore = () => more.value && items.value.length < MAX;
 
 let refreshTimer: ReturnType<typeof setTimeout> | undefined;
 /** Bursts of events refresh the shown list once. */

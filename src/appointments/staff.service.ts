@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.js';
 import { type Workspace } from '../workspaces/workspaces.service.js';
 import { fail, invalid } from '../shared/errors.js';
-import { pageOf } from '../shared/paging.js';
+import { pageOf, type PageRequest } from '../shared/paging.js';
 import { matchedBy, type PersonKeys } from '../shared/person-keys.js';
 import { appointmentStore, type Appointment, type AppointmentFilter } from './appointments.model.js';
 import { cellStarts, cellStore, CELL_MINUTES } from './cells.model.js';
@@ -28,8 +28,8 @@ export function toStaffAppointment(a: Appointment) {
   };
 }
 
-export async function listForStaff(deps: Deps, workspaceId: string, filter: AppointmentFilter & { page: number; limit: number }) {
-  const request = { page: filter.page, limit: filter.limit };
+export async function listForStaff(deps: Deps, workspaceId: string, filter: AppointmentFilter & PageRequest) {
+  const request = { page: filter.page, limit: filter.limit, withTotal: filter.withTotal };
   const { items, total } = await appointmentStore(deps.db).list(workspaceId, { status: filter.status, q: filter.q, from: filter.from, to: filter.to }, request);
   return pageOf(request, items.map(toStaffAppointment), total);
 }

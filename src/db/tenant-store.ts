@@ -47,13 +47,15 @@ export function tenantScope<D extends TenantDoc>(model: Model<D>) {
       return query.lean<D[]>();
     },
 
-    /** One page and the total in parallel. */
+    /** One page and the total in parallel (without `withTotal: false`, see `PageRequest`). */
     async page(workspaceId: string, filter: QueryFilter<D>, sort: Sort, request: PageRequest): Promise<{ docs: D[]; total: number }> {
       const where = scoped(workspaceId, filter);
-      const [docs, total] = await Promise.all([
-        model.find(where).sort(sort).skip(offsetOf(request)).limit(request.limit).lean<D[]>(),
-        model.countDocuments(where),
-      ]);
+      const read = model.find(where).sort(sort).skip(offsetOf(request)).limit(request.limit).lean<D[]>();
+      if (request.withTotal === false) {
+        const docs = await read;
+        return { docs, total: offsetOf(request) + docs.length };
+      }
+      const [docs, total] = await Promise.all([read, model.countDocuments(where)]);
       return { docs, total };
     },
 

@@ -10,7 +10,7 @@ export const inboxRoutes: RouteDef[] = [
     summary: 'Everything visitors sent, newest first',
     description: [
       "The team app's inbox: chats, form submissions and booking requests in one list, newest first by `at` (a chat's last activity, a submission's or a request's creation). Each item names its `kind` and carries the record in the shape of its own admin list (`GET .../conversations`, `.../submissions`, `.../appointments`).",
-      '`kind`, `state` and `q` filter as their descriptions say; `limit` (1 to 100, default 50) asks for the newest that many, and `total` counts every match. Any member (owner, editor or agent) may read it.',
+      '`kind`, `state` and `q` filter as their descriptions say; `limit` (1 to 100, default 50) asks for the newest that many, and `more` says whether older ones match too. Any member (owner, editor or agent) may read it.',
     ].join('\n\n'),
     tags: ['Inbox'],
     auth: 'member',

@@ -27,6 +27,6 @@ export const inboxSchema = z
         z.object({ kind: z.literal('booking'), at, appointment: staffAppointmentSchema }),
       ]),
     ),
-    total: z.number().int().describe('How many items of the asked kinds and state there are in all.'),
+    more: z.boolean().describe('Whether older items match too (ask for a larger `limit`).'),
   })
   .meta({ id: 'Inbox' });

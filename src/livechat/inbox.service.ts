@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.js';
-import { pageOf } from '../shared/paging.js';
+import { pageOf, type PageRequest } from '../shared/paging.js';
 import type { ConversationStatus } from '../realtime/events.js';
 import { conversationStore } from './conversations.model.js';
 import { messageStore } from './messages.model.js';
@@ -48,10 +48,10 @@ function toAdminConversation(conversation: Conversation, unreadCount: number, as
 export async function listConversations(
   deps: Deps,
   workspaceId: string,
-  query: { status?: ConversationStatus; q?: string; assignee?: string; page: number; limit: number },
+  query: { status?: ConversationStatus; q?: string; assignee?: string } & PageRequest,
   viewerId?: string,
 ) {
-  const request = { page: query.page, limit: query.limit };
+  const request = { page: query.page, limit: query.limit, withTotal: query.withTotal };
   const assigneeUserId = query.assignee === undefined ? undefined : query.assignee === 'me' ? (viewerId ?? null) : query.assignee === 'none' ? null : query.assignee;
   const { items, total } = await conversationStore(deps.db).list(workspaceId, { status: query.status, q: query.q, assigneeUserId }, request);
   return pageOf(request, await toAdminConversations(deps, workspaceId, items), total);

@@ -4,6 +4,11 @@ import { z } from 'zod';
 export interface PageRequest {
   page: number;
   limit: number;
+  /**
+   * false: no count is made (on FerretDB a count scans what the filter matches), and the total is what was
+   * read up to this page. For callers that only need to know whether there is more (they ask one extra).
+   */
+  withTotal?: boolean;
 }
 
 export interface PageInfo {

@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.js';
-import { pageOf } from '../shared/paging.js';
+import { pageOf, type PageRequest } from '../shared/paging.js';
 import { fail } from '../shared/errors.js';
 import { matchedBy, type PersonKeys } from '../shared/person-keys.js';
 import { teamAppLink } from '../shared/links.js';
@@ -32,10 +32,10 @@ export async function submit(deps: Deps, workspace: Workspace, input: Omit<NewSu
   return submission;
 }
 
-export async function inbox(deps: Deps, workspace: Workspace, query: SubmissionFilter & { page?: number; limit?: number }) {
+export async function inbox(deps: Deps, workspace: Workspace, query: SubmissionFilter & Partial<PageRequest>) {
   const page = query.page ?? 1;
   const limit = Math.min(query.limit ?? 50, INBOX_MAX_PAGE_SIZE);
-  const { items, total } = await submissionStore(deps.db).list(workspace.id, { state: query.state, q: query.q }, { page, limit });
+  const { items, total } = await submissionStore(deps.db).list(workspace.id, { state: query.state, q: query.q }, { page, limit, withTotal: query.withTotal });
   return pageOf({ page, limit }, items.map(toSubmissionBody), total);
 }
 
