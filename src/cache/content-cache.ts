@@ -44,12 +44,14 @@ export type BuildToken = string;
 
 /**
  * Published content answers, by workspace + route + normalized request. Entries leave when their
- * workspace's tag is invalidated (any node), on LRU pressure, or after the safety TTL. While the bus is
- * not live nothing is read or stored here: the node answers from the database.
+ * workspace's tag or a post they depend on (`contentTag`) is invalidated (any node), on LRU pressure, or
+ * after the safety TTL. While the bus is not live nothing is read or stored here: the node answers from
+ * the database.
  *
  * Misses of one key are built once: the first asks the database, requests that miss the same key under
- * the same generation meanwhile wait for that answer (`joinBuild`) instead of each building it again,
- * which is what made a publish's invalidation fall through to the engine all at once.
+ * the same generation meanwhile wait for that answer (`joinBuild`), or take the answer a republish
+ * replaced while it is within its grace (`stale`), instead of each building it again, which is what made
+ * a publish's invalidation fall through to the engine all at once.
  */
 export class ContentCache {
   private readonly lru: ByteLru<CachedAnswer>;
