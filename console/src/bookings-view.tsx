@@ -3,7 +3,7 @@ import * as bookings from './bookings.js';
 import type { Booking } from './bookings.js';
 import { hrefOf, navigate, route } from './router.js';
 import { t } from './strings.js';
-import { drafts, FilterSelect } from './widgets.js';
+import { DraftArea, drafts, FilterSelect } from './widgets.js';
 import { PersonPanel } from './person-panel.js';
 import { loadView } from './store.js';
 
@@ -191,23 +191,16 @@ function Answer({ booking }: { booking: Booking }) {
           void run({ declineReason: reason }, 'reason');
         }}
       >
-        <label for="decline-reason">{t.declineReason}</label>
-        <textarea
+        <DraftArea
           id="decline-reason"
+          problemId="decline-problem"
+          label={t.declineReason}
+          draftKey={`decline.${booking.id}`}
           rows={2}
-          value={reason}
-          aria-invalid={problemOf('reason') ? 'true' : undefined}
-          aria-describedby={problemOf('reason') ? 'decline-problem' : undefined}
-          onInput={(e) => {
-            setReason(e.currentTarget.value);
-            drafts.set(`decline.${booking.id}`, e.currentTarget.value);
-          }}
+          text={reason}
+          problem={problemOf('reason')}
+          onText={setReason}
         />
-        {problemOf('reason') && (
-          <p id="decline-problem" class="field-error">
-            {problemOf('reason')}
-          </p>
-        )}
         <button type="submit" class="danger" disabled={busy}>
           {t.decline}
         </button>
@@ -277,23 +270,7 @@ function Cancel({ booking }: { booking: Booking }) {
   };
   return (
     <form id="cancel" class="stack" onSubmit={submit}>
-      <label for="cancel-reason">{t.cancelReason}</label>
-      <textarea
-        id="cancel-reason"
-        rows={2}
-        value={reason}
-        aria-invalid={problem ? 'true' : undefined}
-        aria-describedby={problem ? 'cancel-problem' : undefined}
-        onInput={(e) => {
-          setReason(e.currentTarget.value);
-          drafts.set(key, e.currentTarget.value);
-        }}
-      />
-      {problem && (
-        <p id="cancel-problem" class="field-error">
-          {problem}
-        </p>
-      )}
+      <DraftArea id="cancel-reason" problemId="cancel-problem" label={t.cancelReason} draftKey={key} rows={2} text={reason} problem={problem} onText={setReason} />
       <button type="submit" class="danger" disabled={busy}>
         {t.cancelAppointment}
       </button>

@@ -3,7 +3,7 @@ import type { FieldIssue } from './api.js';
 import { hrefOf, navigate, route } from './router.js';
 import { t } from './strings.js';
 import * as submissions from './submissions.js';
-import { drafts, FilterSelect, SearchBox, when } from './widgets.js';
+import { DraftArea, drafts, FilterSelect, SearchBox, when } from './widgets.js';
 import { PersonPanel } from './person-panel.js';
 import { loadView } from './store.js';
 
@@ -157,25 +157,19 @@ function AnswerForm({ id, to }: { id: string; to: string }) {
   };
   return (
     <form id="answer" class="stack" onSubmit={send}>
-      <label for="answer-body">{t.answerByEmail(to)}</label>
-      <textarea
+      <DraftArea
         id="answer-body"
+        problemId="answer-problem"
+        label={t.answerByEmail(to)}
+        draftKey={`answer.${id}`}
         rows={4}
-        value={text}
-        aria-invalid={problem ? 'true' : undefined}
-        aria-describedby={problem ? 'answer-problem' : undefined}
-        onInput={(e) => {
-          const value = e.currentTarget.value;
-          drafts.set(`answer.${id}`, value);
+        text={text}
+        problem={problem ?? ''}
+        onText={(value) => {
           setText(value);
           setSent(false);
         }}
       />
-      {problem && (
-        <p id="answer-problem" class="field-error">
-          {problem}
-        </p>
-      )}
       <button type="submit" disabled={busy}>
         {t.sendAnswer}
       </button>

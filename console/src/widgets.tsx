@@ -113,6 +113,35 @@ export function Field(props: {
   );
 }
 
+/**
+ * A labelled textarea whose text is kept as a draft (`drafts`, under `draftKey`) as it is typed, with the
+ * server's problem for it beside it and announced. The form holds the text (it clears it once sent).
+ */
+export function DraftArea(props: { id: string; problemId: string; label: string; draftKey: string; rows: number; text: string; problem: string; onText: (text: string) => void }) {
+  return (
+    <>
+      <label for={props.id}>{props.label}</label>
+      <textarea
+        id={props.id}
+        rows={props.rows}
+        value={props.text}
+        aria-invalid={props.problem ? 'true' : undefined}
+        aria-describedby={props.problem ? props.problemId : undefined}
+        onInput={(e) => {
+          const value = e.currentTarget.value;
+          drafts.set(props.draftKey, value);
+          props.onText(value);
+        }}
+      />
+      {props.problem && (
+        <p id={props.problemId} class="field-error">
+          {props.problem}
+        </p>
+      )}
+    </>
+  );
+}
+
 /** A form's refusal that belongs to no one field (a conflict, an expired link). */
 export function FormProblem({ id, message }: { id: string; message: string }) {
   return (
