@@ -53,9 +53,9 @@ const BUDGET_KB = 150;
 /** Each view, the element its first paint shows, and the admin list call (under the workspace) that entry comes from. */
 const VIEWS = [
   { name: 'inbox', selector: '#inbox-items li', list: '/inbox?limit=25&state=waiting' },
-  { name: 'chats', selector: '#conversations li', list: '/conversations?status=OPEN&limit=100&page=1' },
-  { name: 'submissions', selector: '#submissions li', list: '/submissions?limit=50&page=1&state=open' },
-  { name: 'bookings', selector: '#pending li', list: '/appointments?status=PENDING&limit=200' },
+  { name: 'chats', selector: '#conversations li', list: '/conversations?status=OPEN&limit=100&page=1&total=false' },
+  { name: 'submissions', selector: '#submissions li', list: '/submissions?limit=50&page=1&total=false&state=open' },
+  { name: 'bookings', selector: '#pending li', list: '/appointments?status=PENDING&limit=200&total=false' },
   { name: 'team', selector: '#members li', list: '/members' },
 ] as const;
 type ViewName = (typeof VIEWS)[number]['name'];

@@ -72,7 +72,7 @@ viewLoaders.bookings = loadBookings;
 
 export async function loadPending(): Promise<void> {
   try {
-    const res = await call<Page<Booking>>('GET', `${ws()}/appointments?status=PENDING&limit=${PAGE}`);
+    const res = await call<Page<Booking>>('GET', `${ws()}/appointments?status=PENDING&limit=${PAGE}&total=false`);
     // The soonest wish first: that is the one to answer before its time passes.
     pending.value = [...res.items].sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
   } catch (err) {
@@ -85,7 +85,7 @@ let agendaRequest = 0;
 export async function loadAgenda(): Promise<void> {
   const mine = ++agendaRequest;
   const { from, to } = agendaWindow();
-  const params = new URLSearchParams({ status: 'CONFIRMED', from: from.toUTC().toISO()!, to: to.toUTC().toISO()!, limit: String(PAGE) });
+  const params = new URLSearchParams({ status: 'CONFIRMED', from: from.toUTC().toISO()!, to: to.toUTC().toISO()!, limit: String(PAGE), total: 'false' });
   try {
     const res = await call<Page<Booking>>('GET', `${ws()}/appointments?${params}`);
     if (mine === agendaRequest) agenda.value = res.items;

@@ -156,7 +156,8 @@ export async function loadConversations(more = false): Promise<void> {
   if (!workspaceId.value) return;
   const mine = ++listRequest;
   const page = more ? Math.floor(conversations.value.length / LIST_LIMIT) + 1 : 1;
-  const params = new URLSearchParams({ status: statusFilter.value, limit: String(LIST_LIMIT), page: String(page) });
+  // Uncounted: the list only needs to know whether there is more (`total` then counts one past the page).
+  const params = new URLSearchParams({ status: statusFilter.value, limit: String(LIST_LIMIT), page: String(page), total: 'false' });
   if (search.value.trim()) params.set('q', search.value.trim());
   if (assigneeFilter.value === 'me') params.set('assignee', 'me');
   try {

@@ -47,7 +47,8 @@ let listApplied = 0;
 export async function loadSubmissions(more = false): Promise<void> {
   if (!workspaceId.value) return;
   const mine = ++listRequest;
-  const params = new URLSearchParams({ limit: String(PAGE), page: String(more ? Math.floor(list.value.length / PAGE) + 1 : 1) });
+  // Uncounted, as the chat list (`total` then counts one past the page).
+  const params = new URLSearchParams({ limit: String(PAGE), page: String(more ? Math.floor(list.value.length / PAGE) + 1 : 1), total: 'false' });
   if (stateFilter.value !== 'all') params.set('state', stateFilter.value);
   if (query.value.trim()) params.set('q', query.value.trim());
   try {

@@ -155,7 +155,7 @@ export const appointmentsRoutes: RouteDef[] = [
     params: workspaceIdParams,
     query: staffListQuery,
     responses: { 200: { description: 'A page of appointments.', schema: staffListSchema }, 400: 'Invalid status, paging or bounds (field-level issues).' },
-    handle: async ({ deps, workspace, query }) => ({ body: await listForStaff(deps, workspace.id, query) }),
+    handle: async ({ deps, workspace, query }) => ({ body: await listForStaff(deps, workspace.id, { ...query, withTotal: query.total }) }),
   }),
   route({
     method: 'get',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { inputText } from '../shared/text.js';
 import { IANAZone } from 'luxon';
-import { pageInfoSchema } from '../shared/paging.js';
+import { pageInfoSchema, totalQuery } from '../shared/paging.js';
 import { visitorIdentityField } from '../identity/identity.schemas.js';
 import { WEEKDAYS } from './settings.model.js';
 
@@ -191,6 +191,7 @@ export const staffListQuery = z
     limit: z.coerce.number().int().min(1).max(200).default(50),
     from: isoInstant.optional(),
     to: isoInstant.optional(),
+    total: totalQuery,
   })
   .refine((query) => !query.from || !query.to || query.from < query.to, { path: ['to'], message: 'must be after `from`' });
 

@@ -50,12 +50,12 @@ export function tenantScope<D extends TenantDoc>(model: Model<D>) {
     /** One page and the total in parallel (without `withTotal: false`, see `PageRequest`). */
     async page(workspaceId: string, filter: QueryFilter<D>, sort: Sort, request: PageRequest): Promise<{ docs: D[]; total: number }> {
       const where = scoped(workspaceId, filter);
-      const read = model.find(where).sort(sort).skip(offsetOf(request)).limit(request.limit).lean<D[]>();
+      const read = (limit: number) => model.find(where).sort(sort).skip(offsetOf(request)).limit(limit).lean<D[]>();
       if (request.withTotal === false) {
-        const docs = await read;
-        return { docs, total: offsetOf(request) + docs.length };
+        const docs = await read(request.limit + 1);
+        return { docs: docs.slice(0, request.limit), total: offsetOf(request) + docs.length };
       }
-      const [docs, total] = await Promise.all([read, model.countDocuments(where)]);
+      const [docs, total] = await Promise.all([read(request.limit), model.countDocuments(where)]);
       return { docs, total };
     },
 

@@ -12,18 +12,18 @@ export interface InboxQuery {
   limit: number;
 }
 
-const none = { items: [] };
+const none = { items: [], pageInfo: { hasNext: false } };
 
 /**
  * Everything visitors sent a workspace, newest first, in one list: chats, form submissions and booking
  * requests, each in the shape of its own admin list. Each kind's newest `limit` (its own list, its own
  * indexes) merged and cut to `limit` is exactly the newest `limit` of all, so no cursor spans collections.
- * Nothing is counted (each count scans on FerretDB): one more of each kind is read to tell whether there is more.
+ * Nothing is counted (each count scans on FerretDB): each kind's list reads one more to tell whether there is more.
  */
 export async function visitorInbox(deps: Deps, workspace: Workspace, query: InboxQuery) {
   const wanted = (kind: InboxKind) => !query.kind || query.kind === kind;
   const { state, q, limit } = query;
-  const first = { page: 1, limit: limit + 1, withTotal: false };
+  const first = { page: 1, limit, withTotal: false };
   const [chats, submissions, bookings] = await Promise.all([
     wanted('chat') ? listConversations(deps, workspace.id, { status: state && (state === 'waiting' ? 'OPEN' : 'CLOSED'), q, ...first }) : none,
     wanted('submission') ? submissionInbox(deps, workspace, { state: state && (state === 'waiting' ? 'open' : 'handled'), q, ...first }) : none,
@@ -38,5 +38,6 @@ export async function visitorInbox(deps: Deps, workspace: Workspace, query: Inbo
   ];
   // ISO instants in UTC sort as text; a tie keeps chats, then submissions, then bookings.
   items.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
-  return { items: items.slice(0, limit), more: items.length > limit };
+  const more = items.length > limit || [chats, submissions, bookings].some((list) => list.pageInfo.hasNext);
+  return { items: items.slice(0, limit), more };
 }

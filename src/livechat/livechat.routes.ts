@@ -248,7 +248,7 @@ export const liveChatRoutes: RouteDef[] = [
     params: workspaceIdParams,
     query: listConversationsQuery,
     responses: { 200: { description: 'A page of conversations.', schema: conversationListSchema } },
-    handle: async ({ deps, workspace, user, query }) => ({ body: await listConversations(deps, workspace.id, query, user.id) }),
+    handle: async ({ deps, workspace, user, query }) => ({ body: await listConversations(deps, workspace.id, { ...query, withTotal: query.total }, user.id) }),
   }),
   route({
     method: 'get',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { inputText } from '../shared/text.js';
-import { pageInfoSchema } from '../shared/paging.js';
+import { pageInfoSchema, totalQuery } from '../shared/paging.js';
 import { localeSchema } from '../workspaces/workspaces.schemas.js';
 import { visitorIdentityField } from '../identity/identity.schemas.js';
 import { ALL_LOCALES, WIDGET_STRING_KEYS } from './widget-strings.js';
@@ -209,6 +209,7 @@ export const listConversationsQuery = z.object({
     .describe('`me`: assigned to the asking member; `none`: unassigned; a user id: assigned to that member.'),
   page: z.coerce.number().int().positive().default(1),
   limit: z.coerce.number().int().positive().max(100).default(50),
+  total: totalQuery,
 });
 
 export const agentMessageBody = z.object({ body: inputText().max(2000) });

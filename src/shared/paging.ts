@@ -5,8 +5,8 @@ export interface PageRequest {
   page: number;
   limit: number;
   /**
-   * false: no count is made (on FerretDB a count scans what the filter matches), and the total is what was
-   * read up to this page. For callers that only need to know whether there is more (they ask one extra).
+   * false: no count is made (on FerretDB a count scans what the filter matches); one more than the page is
+   * read instead, so `total` counts only up to one past this page and `hasNext` stays exact.
    */
   withTotal?: boolean;
 }
@@ -48,3 +48,13 @@ export const pageInfoSchema = z.object({
   hasNext: z.boolean(),
   hasPrev: z.boolean(),
 });
+
+/**
+ * `total=false` on a list: skip the count (see `PageRequest.withTotal`) when only `hasNext` matters, as for a
+ * list's first paint. Absent or `true`: counted as always.
+ */
+export const totalQuery = z
+  .enum(['true', 'false'])
+  .default('true')
+  .transform((value) => value === 'true')
+  .describe('`false`: nothing is counted (faster on large lists); `pageInfo.total` then counts only up to one past this page, `hasNext` stays exact.');

@@ -59,7 +59,7 @@ export const submissionRoutes: RouteDef[] = [
     params: workspaceIdParams,
     query: inboxQuery,
     responses: { 200: { description: 'A page of submissions.', schema: inboxSchema }, 400: 'Invalid paging.', 404: 'Not a member, or no such workspace.' },
-    handle: async ({ deps, workspace, query }) => ({ body: await inbox(deps, workspace, query) }),
+    handle: async ({ deps, workspace, query }) => ({ body: await inbox(deps, workspace, { ...query, withTotal: query.total }) }),
   }),
   route({
     method: 'get',

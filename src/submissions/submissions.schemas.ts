@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { inputText } from '../shared/text.js';
-import { pageInfoSchema } from '../shared/paging.js';
+import { pageInfoSchema, totalQuery } from '../shared/paging.js';
 import { jsonObjectSchema } from '../workspaces/workspaces.schemas.js';
 
 /** Text of 1 to `max` characters, not only whitespace (an empty one fails on its length alone). */
@@ -79,6 +79,7 @@ export const inboxQuery = z.object({
   limit: positiveIntParam.optional(),
   state: z.enum(['open', 'handled']).optional(),
   q: z.string().trim().min(1).max(200).optional(),
+  total: totalQuery,
 });
 
 export const inboxSchema = z.object({
