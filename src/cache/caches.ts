@@ -6,6 +6,7 @@ import { MemoCache } from './memo-cache.js';
 import { ComputedCache } from './computed-cache.js';
 
 export { ContentCache, contentTag, workspaceTag } from './content-cache.js';
+export { jsonBytes } from './computed-cache.js';
 export type { CachedAnswer, ContentCacheStats } from './content-cache.js';
 
 /** How long a credential, session or membership lookup is remembered (invalidations end it sooner). */

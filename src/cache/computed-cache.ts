@@ -50,6 +50,15 @@ export class ComputedCache {
     }
   }
 
+  /** The kept value of `key`, else `compute`'s, kept with `tags` (about `bytes(value)` of memory). */
+  async remember<T>(key: string, tags: string[], compute: () => Promise<T>, bytes: (value: T) => number): Promise<T> {
+    const { value: kept, token } = this.lookup<T>(key);
+    if (kept !== undefined) return kept;
+    const value = await compute();
+    this.store(key, value, bytes(value), tags, token);
+    return value;
+  }
+
   private unindex(key: string, tags: string[]): void {
     for (const tag of tags) {
       const keys = this.byTag.get(tag);
@@ -58,3 +67,6 @@ export class ComputedCache {
     }
   }
 }
+
+/** About the memory a plain value takes: its JSON at two bytes a character. */
+export const jsonBytes = (value: unknown): number => JSON.stringify(value).length * 2;

@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.js';
+import { jsonBytes, workspaceTag } from '../cache/caches.js';
 import { fail } from '../shared/errors.js';
 import { type Workspace } from '../workspaces/workspaces.service.js';
 import { categoryStore, type Category } from './categories.model.js';
@@ -6,9 +7,18 @@ export type { Category } from './categories.model.js';
 
 export const listCategories = (deps: Deps, workspace: Workspace) => categoryStore(deps.db).list(workspace.id);
 
+/**
+ * The workspace's categories, by slug, kept in this node until one changes (each change invalidates the
+ * workspace): every public post answer shows its category, and a cold one should not read them again.
+ */
+export function workspaceCategories(deps: Deps, workspaceId: string): Promise<Category[]> {
+  return deps.cache.computed.remember(`categories:${workspaceId}`, [workspaceTag(workspaceId)], () => categoryStore(deps.db).list(workspaceId), jsonBytes);
+}
+
 /** The workspace's categories among `ids`, by slug (unknown ids are left out). */
-export function categoriesByIds(deps: Deps, workspaceId: string, ids: string[]): Promise<Category[]> {
-  return categoryStore(deps.db).list(workspaceId, ids);
+export async function categoriesByIds(deps: Deps, workspaceId: string, ids: string[]): Promise<Category[]> {
+  const wanted = new Set(ids);
+  return (await workspaceCategories(deps, workspaceId)).filter((category) => wanted.has(category.id));
 }
 
 export function findCategory(deps: Deps, workspaceId: string, id: string): Promise<Category | null> {

@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.js';
+import { jsonBytes, workspaceTag } from '../cache/caches.js';
 import { fail } from '../shared/errors.js';
 import { type Workspace } from '../workspaces/workspaces.service.js';
 import { postTypeStore, type PostType } from './post-types.model.js';
@@ -32,6 +33,20 @@ export async function postTypeBySlug(deps: Deps, workspaceId: string, slug: stri
   return postTypeStore(deps.db).bySlug(workspaceId, slug);
 }
 
-export function postTypesByIds(deps: Deps, workspaceId: string, ids: string[]): Promise<PostType[]> {
-  return postTypeStore(deps.db).byIds(workspaceId, ids);
+/**
+ * The workspace's types among `ids` (unknown ids are left out), from the types kept in this node: every
+ * public post answer needs its type. Types are never changed or deleted, so an id the kept list lacks is
+ * newer than the list (`blog` is created on first use), which is then read again.
+ */
+export async function postTypesByIds(deps: Deps, workspaceId: string, ids: string[]): Promise<PostType[]> {
+  const key = `post-types:${workspaceId}`;
+  const read = () => postTypeStore(deps.db).list(workspaceId);
+  let types = await deps.cache.computed.remember(key, [workspaceTag(workspaceId)], read, jsonBytes);
+  if (ids.some((id) => !types.some((type) => type.id === id))) {
+    const { token } = deps.cache.computed.lookup(key);
+    types = await read();
+    deps.cache.computed.store(key, types, jsonBytes(types), [workspaceTag(workspaceId)], token);
+  }
+  const wanted = new Set(ids);
+  return types.filter((type) => wanted.has(type.id));
 }

@@ -2,7 +2,7 @@ import type { Deps } from '../deps.js';
 import { fail } from '../shared/errors.js';
 import { pageInfoOf } from '../shared/paging.js';
 import { slugFromPath } from '../shared/slug.js';
-import { categoriesByIds, listCategories, type Category } from '../categories/categories.service.js';
+import { categoriesByIds, workspaceCategories, type Category } from '../categories/categories.service.js';
 import { type Workspace } from '../workspaces/workspaces.service.js';
 import { postTypesByIds, type PostType } from './post-types.service.js';
 import { publishedPostStore, type PublishedPost } from './published-posts.model.js';
@@ -116,7 +116,7 @@ export async function listPublicPosts(deps: Deps, workspace: Workspace, query: P
   const withContent = query.include === 'content' && wantsBody;
   let categoryId: string | undefined;
   if (query.category !== undefined) {
-    categoryId = (await listCategories(deps, workspace)).find((category) => category.slug === query.category)?.id;
+    categoryId = (await workspaceCategories(deps, workspace.id)).find((category) => category.slug === query.category)?.id;
     if (!categoryId) return { items: [], pageInfo: pageInfoOf(request, 0) };
   }
   const { items, total } = await publishedPostStore(deps.db).list(workspace.id, {
@@ -151,18 +151,20 @@ export async function publicPostAnswer(deps: Deps, workspace: Workspace, segment
   const slug = slugFromPath(segment);
   if (slug === null) throw fail('published_post_not_found');
   const order = query.locale ? [query.locale] : [workspace.defaultLocale, ...workspace.locales.filter((l) => l !== workspace.defaultLocale)];
-  const candidates = await publishedPostStore(deps.db).bySlugIn(workspace.id, order, slug);
-  const found = candidates.sort((a, b) => order.indexOf(a.locale) - order.indexOf(b.locale))[0] ?? null;
+  const found = await publishedPostStore(deps.db).bySlugFirst(workspace.id, order, slug);
   if (!found) throw fail('published_post_not_found');
-  const post = await presentSingle(deps, workspace, found, query.include === 'content' ? 'published' : null);
+  const post = await presentSingle(deps, workspace, found, query.include === 'content' ? 'published' : null, true);
   return { post, dependsOn: [`group:${found.translationGroupId}`, `slug:${slug}`] };
 }
 
-/** The single-post answer: the list item, `locale`, `type` and the published translations in workspace order. */
-async function presentSingle(deps: Deps, workspace: Workspace, post: PublishedPost, bodies: 'published' | PostBody | null) {
+/**
+ * The single-post answer: the list item, `locale`, `type` and the published translations in workspace order.
+ * `stored`: `post` is the published post as stored (not a draft shown as one), so its group need not read it again.
+ */
+async function presentSingle(deps: Deps, workspace: Workspace, post: PublishedPost, bodies: 'published' | PostBody | null, stored: boolean) {
   const [[presented], siblings] = await Promise.all([
     presentPosts(deps, workspace, [post], bodies === 'published'),
-    publishedPostStore(deps.db).inGroup(workspace.id, post.translationGroupId),
+    publishedPostStore(deps.db).inGroup(workspace.id, post.translationGroupId, stored ? post : undefined),
   ]);
   const rank = (locale: string) => {
     const index = workspace.locales.indexOf(locale);
@@ -190,7 +192,7 @@ export function presentDraft(deps: Deps, workspace: Workspace, post: Post, withC
     publishedAt: post.publishedAt ?? deps.clock.now(),
     content: fields,
   };
-  return presentSingle(deps, workspace, asPublished, withContent ? { contentHtml, contentMarkdown } : null);
+  return presentSingle(deps, workspace, asPublished, withContent ? { contentHtml, contentMarkdown } : null, false);
 }
 
 /**
@@ -198,7 +200,7 @@ export function presentDraft(deps: Deps, workspace: Workspace, post: Post, withC
  * locale. A view of posts (categories know nothing of posts), so it lives here.
  */
 export async function listPublicCategories(deps: Deps, workspace: Workspace, locale: string | undefined): Promise<Category[]> {
-  if (locale === '*') return listCategories(deps, workspace);
+  if (locale === '*') return workspaceCategories(deps, workspace.id);
   const ids = await publishedPostStore(deps.db).categoryIds(workspace.id, locale ?? workspace.defaultLocale);
   if (ids.length === 0) return [];
   return categoriesByIds(deps, workspace.id, ids);

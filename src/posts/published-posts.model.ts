@@ -105,26 +105,29 @@ export function publishedPostStore(db: Connection) {
       return new Map(postIds.map((id) => [id, found.get(id) ?? noBody]));
     },
     /**
-     * The published posts with this slug in any of `locales` (the caller picks by locale order): a slug entry
-     * per locale, then the post, by `_id` only; an entry is believed only if its post serves that slug.
+     * The published post with this slug in the first of `locales` that has one: per locale in turn, its slug
+     * entry, then the post, by `_id` only; an entry is believed only if its post serves that slug. In turn,
+     * not at once: most slugs are found in the first locale, and each locale tried costs a read.
      */
-    async bySlugIn(workspaceId: string, locales: string[], slug: string): Promise<PublishedPost[]> {
-      const docs = await Promise.all(
-        [...new Set(locales)].map(async (locale) => {
-          const postId = await slugs.holder(workspaceId, locale, slug);
-          const doc = postId ? await scope.byId(workspaceId, postId) : null;
-          return doc && doc.state === 'PUBLISHED' && doc.locale === locale && doc.pub?.slug === slug ? doc : null;
-        }),
-      );
-      return docs.filter((doc): doc is PostDoc => doc !== null).map(toPublished);
+    async bySlugFirst(workspaceId: string, locales: string[], slug: string): Promise<PublishedPost | null> {
+      for (const locale of new Set(locales)) {
+        const postId = await slugs.holder(workspaceId, locale, slug);
+        const doc = postId ? await scope.byId(workspaceId, postId) : null;
+        if (doc && doc.state === 'PUBLISHED' && doc.locale === locale && doc.pub?.slug === slug) return toPublished(doc);
+      }
+      return null;
     },
-    /** The published posts of one translation group: its `post_groups` entry, then each post, by `_id` only. */
-    async inGroup(workspaceId: string, translationGroupId: string): Promise<PublishedPost[]> {
+    /**
+     * The published posts of one translation group: its `post_groups` entry, then each post, by `_id` only;
+     * `known` (a published member just read) is not read again.
+     */
+    async inGroup(workspaceId: string, translationGroupId: string, known?: PublishedPost): Promise<PublishedPost[]> {
       const postIds = await groups.members(workspaceId, translationGroupId);
-      const docs = await Promise.all(postIds.map((id) => scope.byId(workspaceId, id)));
-      return docs
+      const docs = await Promise.all(postIds.filter((id) => id !== known?.id).map((id) => scope.byId(workspaceId, id)));
+      const others = docs
         .filter((doc): doc is PostDoc => doc !== null && doc.state === 'PUBLISHED' && doc.translationGroupId === translationGroupId)
         .map(toPublished);
+      return known && postIds.includes(known.id) ? [known, ...others] : others;
     },
     async inGroups(workspaceId: string, groupIds: string[]): Promise<PublishedPost[]> {
       if (groupIds.length === 0) return [];

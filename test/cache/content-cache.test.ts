@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import type { HearthNode } from '../../src/app/node.js';
-import { createWorkspace, eventually, loginOperator, request, startTestNode, uniqueDbName, watchingCommands, type WorkspaceFixture } from '../support/harness.js';
+import { createWorkspace, eventually, loginOperator, request, startTestNode, uniqueDbName, watchingCommands, type DriverCommand, type WorkspaceFixture } from '../support/harness.js';
 import { startRedis, type RunningService } from '../support/services.js';
 import { contentAdmin } from '../content/content-helpers.js';
 
@@ -91,7 +91,8 @@ describe('published content served from memory on every node', () => {
     const ws = await createWorkspace(a.url);
     const admin = contentAdmin(a.url, ws);
     for (const slug of ['one', 'two', 'three']) await admin.published({ slug, title: slug });
-    await read(b, '/external/workspace', ws);
+    // The workspace and its categories and types are kept on B first (the first list read keeps them).
+    await read(b, '/external/posts?limit=6', ws);
     // One cold read of a list page, then ten at once of another page of the same shape.
     const alone = await commandsOnB(() => read(b, '/external/posts?limit=7', ws));
     expect(alone.result.status).toBe(200);
@@ -231,6 +232,38 @@ describe('published content served from memory on every node', () => {
     // The workspace inside published posts (JSON-LD publisher) follows too.
     await admin.call('', { method: 'PATCH', body: { name: 'Renamed again' } });
     expect((await read(b, '/external/workspace', ws)).body.name).toBe('Renamed again');
+  });
+
+  test('a cold list page reads only its page and its count; a cold slug its entry, its post and its group', async () => {
+    const ws = await createWorkspace(a.url, { locales: ['en', 'de'], defaultLocale: 'en' });
+    const admin = contentAdmin(a.url, ws);
+    const news = await admin.category('news', 'News');
+    await admin.published({ slug: 'first', title: 'First', categoryId: news.id });
+    // The first answer of the workspace on B reads its categories and types once; B keeps them.
+    await read(b, '/external/posts?limit=5', ws);
+    await admin.published({ slug: 'second', title: 'Second', categoryId: news.id });
+
+    const names = (commands: DriverCommand[]) => commands.map((command) => `${command.commandName} ${String(command.command[command.commandName])}`);
+    const watched = async (path: string) => {
+      const seen: DriverCommand[] = [];
+      const res = await watchingCommands(b, (event) => seen.push(event), () => read(b, path, ws));
+      expect(res.status).toBe(200);
+      return { res, commands: names(seen) };
+    };
+    const list = await watched('/external/posts?limit=5&category=news');
+    expect(list.commands.sort()).toEqual(['aggregate posts', 'find posts']);
+    expect(list.res.body.items.map((item: { category: { slug: string } }) => item.category.slug)).toEqual(['news', 'news']);
+    const slug = await watched('/external/posts/second');
+    expect(slug.commands).toEqual(['find post_slugs', 'find posts', 'find post_groups']);
+    expect(slug.res.body).toMatchObject({ title: 'Second', category: { slug: 'news' }, translations: [{ locale: 'en', slug: 'second' }] });
+
+    // What B keeps follows changes made on A: a renamed category, a type created after B read the types.
+    await admin.call(`/categories/${news.id}`, { method: 'PATCH', body: { name: 'Tidings' } });
+    expect((await read(b, '/external/posts/second', ws)).body.category.name).toBe('Tidings');
+    const recipe = await admin.call('/post-types', { body: { slug: 'recipe', name: 'Recipes', jsonLdType: 'Recipe' } });
+    expect(recipe.slug).toBe('recipe');
+    await admin.published({ slug: 'bread', title: 'Bread', type: 'recipe' });
+    expect((await read(b, '/external/posts/bread', ws)).body).toMatchObject({ type: 'recipe', jsonLd: { '@type': 'Recipe' } });
   });
 });
 
