@@ -1,5 +1,6 @@
 import { pipeline } from 'node:stream/promises';
 import { route, type RouteDef } from '../http/route.js';
+import { ifNoneMatchNames } from '../http/conditional-get.js';
 import { deliverMedia } from './delivery.service.js';
 import { deleteMedia, getMedia, listMedia, toAdminMedia, updateMedia, uploadMedia } from './media.service.js';
 import { deliveryParams, deliveryQuery, mediaListQuery, mediaPageSchema, mediaParams, mediaSchema, mediaWidParams, patchMediaBody, VARIANT_SIZES } from './media.schemas.js';
@@ -111,16 +112,20 @@ export const mediaRoutes: RouteDef[] = [
         'Content-Security-Policy': "default-src 'none'; sandbox",
         'Cross-Origin-Resource-Policy': 'cross-origin',
       };
+      // If-None-Match is evaluated here, not by Express's freshness check (see `conditionalGet`).
       if (delivery.kind === 'variant') {
-        return { body: delivery.variant.bytes, headers: { ...headers, 'Content-Type': delivery.variant.contentType, ETag: `"${delivery.tag}"` } };
+        const variantHeaders = { ...headers, 'Content-Type': delivery.variant.contentType, ETag: `"${delivery.tag}"` };
+        return ifNoneMatchNames(req, variantHeaders.ETag) ? { status: 304, headers: variantHeaders } : { body: delivery.variant.bytes, headers: variantHeaders };
       }
       const { media, object } = delivery;
       if (media.contentType === 'application/pdf') res.attachment(media.name);
-      res.set({ ...headers, 'Content-Type': media.contentType, 'Content-Length': String(object.size), ETag: `"${delivery.version}"` });
-      if (req.fresh) {
+      const etag = `"${delivery.version}"`;
+      res.set({ ...headers, 'Content-Type': media.contentType, ETag: etag });
+      if (ifNoneMatchNames(req, etag)) {
         object.body.destroy();
         res.status(304).end();
       } else {
+        res.setHeader('Content-Length', String(object.size));
         await pipeline(object.body, res.status(200));
       }
       return {};
