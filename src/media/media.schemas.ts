@@ -43,7 +43,7 @@ export const mediaListQuery = z.object({
 export const patchMediaBody = z
   .object({
     name: inputText().trim().min(1).max(200).optional(),
-    alt: z.record(z.string(), inputText().max(1000)).optional().describe('Replaces the whole map; each key a locale of the workspace.'),
+    alt: z.record(inputText().min(1).max(35), inputText().max(1000)).optional().describe('Replaces the whole map; each key a locale of the workspace.'),
     focalPoint: focalPointSchema.nullable().optional(),
   })
   .refine((body) => body.name !== undefined || body.alt !== undefined || body.focalPoint !== undefined, { message: 'give name, alt or focalPoint' });

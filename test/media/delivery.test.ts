@@ -19,7 +19,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'hearth-media-data-'));
   nodes.disk = await startTestNode({ env: { DATA_DIR: dataDir } });
   nodes.s3 = await startTestNode({ env: { DATA_DIR: dataDir, ...s3.env } });
-});
+}, 90_000);
 
 afterAll(async () => {
   await nodes.disk?.stop();

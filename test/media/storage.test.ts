@@ -16,7 +16,7 @@ let diskRoot: string;
 beforeAll(async () => {
   s3 = await startS3Server();
   diskRoot = mkdtempSync(join(tmpdir(), 'hearth-disk-store-'));
-});
+}, 60_000);
 
 afterAll(async () => {
   await s3?.stop();
