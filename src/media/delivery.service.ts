@@ -53,11 +53,17 @@ export async function deliverMedia(deps: Deps, workspaceSlug: string, id: string
   const key = `${folderOf(media)}/variants/${tag}`;
   const remembered = deps.mediaVariants.get(key);
   if (remembered) return { kind: 'variant', media, version, variant: remembered, tag };
-  const stored = await deps.storage.get(key);
-  const variant = stored
-    ? { bytes: await bytesOf(stored.body), contentType: CONTENT_TYPE_OF[fm] }
-    : await renderAndStore(deps, media, key, { ...spec, fit, fm });
-  deps.mediaVariants.set(key, variant, variant.bytes.length);
+  // Concurrent misses of one variant on this node wait for the first one's render instead of each rendering.
+  const variant = await deps.serial.run(`media-variant:${key}`, async () => {
+    const meanwhile = deps.mediaVariants.get(key);
+    if (meanwhile) return meanwhile;
+    const stored = await deps.storage.get(key);
+    const made = stored
+      ? { bytes: await bytesOf(stored.body), contentType: CONTENT_TYPE_OF[fm] }
+      : await renderAndStore(deps, media, key, { ...spec, fit, fm });
+    deps.mediaVariants.set(key, made, made.bytes.length);
+    return made;
+  });
   return { kind: 'variant', media, version, variant, tag };
 }
 

@@ -82,6 +82,25 @@ describe.each(['disk', 's3'] as const)('on the %s store', (kind) => {
     expect((await fetchBytes(`${url}&w=320&fm=webp`, { 'If-None-Match': first.headers.get('etag')! })).status).toBe(304);
   });
 
+  test('concurrent first requests of one variant render it once and all get the same bytes', async () => {
+    const storage = node.deps.storage;
+    const put = storage.put.bind(storage);
+    const variantPuts: string[] = [];
+    // Counting what reaches the real store (no stand-in: each call still writes).
+    storage.put = (key, body, contentType) => {
+      if (key.includes('/variants/')) variantPuts.push(key);
+      return put(key, body, contentType);
+    };
+    try {
+      const answers = await Promise.all(Array.from({ length: 6 }, () => fetchBytes(`${url}&w=640&fm=webp`)));
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      expect(new Set(answers.map((answer) => answer.bytes.toString('base64'))).size).toBe(1);
+      expect(variantPuts).toHaveLength(1);
+    } finally {
+      storage.put = put;
+    }
+  });
+
   test('AVIF and JPEG variants; a box never enlarges the image; `contain` letterboxes', async () => {
     const avif = await fetchBytes(`${url}&w=160&fm=avif`);
     expect(avif.headers.get('content-type')).toBe('image/avif');
