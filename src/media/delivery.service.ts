@@ -3,7 +3,6 @@ import sharp from 'sharp';
 import type { Deps, MediaVariant } from '../deps.js';
 import type { StoredObject } from '../db/object-storage.js';
 import { fail } from '../shared/errors.js';
-import { findWorkspaceBySlug } from '../workspaces/workspaces.service.js';
 import type { FocalPoint, MediaItem } from './media.model.js';
 import { publicMedia, versionOf } from './media.service.js';
 import { MAX_INPUT_PIXELS } from './upload.js';
@@ -38,7 +37,7 @@ const wantsVariant = (spec: VariantSpec) => spec.w !== undefined || spec.h !== u
  * key names the file's version and the transform, so a kept variant is never stale.
  */
 export async function deliverMedia(deps: Deps, workspaceSlug: string, id: string, spec: VariantSpec): Promise<Delivery> {
-  const media = await publicMedia(deps, await findWorkspaceBySlug(deps, workspaceSlug), id);
+  const media = await publicMedia(deps, workspaceSlug, id);
   if (!media) throw fail('media_not_found');
   const version = versionOf(media);
   if (!wantsVariant(spec)) {

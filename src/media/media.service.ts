@@ -5,7 +5,8 @@ import type { Deps } from '../deps.js';
 import { fail, invalid } from '../shared/errors.js';
 import { publicBase } from '../shared/links.js';
 import { pageOf, type Page, type PageRequest } from '../shared/paging.js';
-import type { Workspace } from '../workspaces/workspaces.service.js';
+import { findWorkspaceBySlug, type Workspace } from '../workspaces/workspaces.service.js';
+import { mediaTag, workspaceTag } from '../cache/caches.js';
 import { mediaStore, type FocalPoint, type MediaItem } from './media.model.js';
 import { prepareUpload, receiveUpload } from './upload.js';
 
@@ -103,6 +104,7 @@ export async function updateMedia(deps: Deps, workspace: Workspace, id: string, 
   }
   const updated = await mediaStore(deps.db).update(workspace.id, id, patch);
   if (!updated) throw fail('media_not_found');
+  await deps.cache.invalidateMedia(id);
   return updated;
 }
 
@@ -110,10 +112,24 @@ export async function updateMedia(deps: Deps, workspace: Workspace, id: string, 
 export async function deleteMedia(deps: Deps, workspace: Workspace, id: string): Promise<void> {
   const removed = await mediaStore(deps.db).remove(workspace.id, id);
   if (!removed) throw fail('media_not_found');
+  await deps.cache.invalidateMedia(id);
   await deps.storage.deleteAll(mediaFolder(workspace.id, id));
 }
 
-/** A file of a workspace known by its public slug, for delivery; null when either is unknown. */
-export async function publicMedia(deps: Deps, workspace: Workspace | null, id: string): Promise<MediaItem | null> {
-  return workspace ? mediaStore(deps.db).byId(workspace.id, id) : null;
+/**
+ * A file of a workspace known by its public slug, for delivery; null when either is unknown. Remembered
+ * on each node for a few seconds (two engine reads per image request otherwise) and dropped on every
+ * node when the file changes or goes, or the workspace's settings change.
+ */
+export async function publicMedia(deps: Deps, workspaceSlug: string, id: string): Promise<MediaItem | null> {
+  const found = await deps.cache.memo.remember(
+    `media:${workspaceSlug}/${id}`,
+    (value) => [workspaceTag(value.workspaceId), mediaTag(value.media.id)],
+    async () => {
+      const workspace = await findWorkspaceBySlug(deps, workspaceSlug);
+      const media = workspace ? await mediaStore(deps.db).byId(workspace.id, id) : null;
+      return workspace && media ? { workspaceId: workspace.id, media } : null;
+    },
+  );
+  return found?.media ?? null;
 }

@@ -147,6 +147,9 @@ describe.each(['disk', 's3'] as const)('on the %s store', (kind) => {
     const variant = await request(node.url, `${new URL(pdf.url).pathname}?w=320`);
     expect(variant.status).toBe(400);
     expect(variant.body.code).toBe('not_an_image');
+    // Remembered for delivery by now: a delete still takes it away at once.
+    expect((await request(node.url, `/admin/workspaces/${ws.id}/media/${pdf.id}`, { token: ws.token, method: 'DELETE' })).status).toBe(204);
+    expect((await fetchBytes(onNode(node.url, pdf.url))).status).toBe(404);
   });
 
   test("another workspace's slug, an unknown slug or id: 404", async () => {
