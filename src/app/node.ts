@@ -94,7 +94,7 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
     jobs,
     cache,
     serial: new KeyedSerial(),
-    storage: openObjectStorage(config),
+    storage: await openObjectStorage(config),
     // Variants are immutable (their key names the bytes and the transform), so they live until evicted.
     mediaVariants: new ByteLru({ maxBytes: config.MEDIA_VARIANT_CACHE_MB * 1024 * 1024, ttlMs: 24 * 3600_000 }),
   };

@@ -1,11 +1,10 @@
 import { Readable } from 'node:stream';
-import sharp from 'sharp';
 import type { Deps, MediaVariant } from '../deps.js';
 import type { StoredObject } from '../db/object-storage.js';
 import { fail } from '../shared/errors.js';
 import type { FocalPoint, MediaItem } from './media.model.js';
 import { publicMedia, versionOf } from './media.service.js';
-import { MAX_INPUT_PIXELS } from './upload.js';
+import { imaging, MAX_INPUT_PIXELS } from './upload.js';
 import type { VARIANT_FITS, VARIANT_FORMATS } from './media.schemas.js';
 
 export interface VariantSpec {
@@ -92,6 +91,7 @@ function coverCrop(source: { width: number; height: number }, box: { w: number; 
 async function renderAndStore(deps: Deps, media: MediaItem, key: string, spec: Required<Pick<VariantSpec, 'fit' | 'fm'>> & VariantSpec): Promise<MediaVariant> {
   const original = await deps.storage.get(media.storageKey);
   if (!original) throw fail('media_not_found');
+  const { sharp } = await imaging();
   let image = sharp({ limitInputPixels: MAX_INPUT_PIXELS });
   if (spec.fit === 'cover' && spec.w !== undefined && spec.h !== undefined && media.width && media.height) {
     const crop = coverCrop({ width: media.width, height: media.height }, { w: spec.w, h: spec.h }, media.focalPoint ?? { x: 0.5, y: 0.5 });

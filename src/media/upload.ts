@@ -6,8 +6,6 @@ import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
-import { fileTypeFromFile } from 'file-type';
-import sharp from 'sharp';
 import { fail } from '../shared/errors.js';
 
 /** What the library stores: images re-encoded (metadata stripped), PDFs as sent. SVG is not among them (script). */
@@ -91,6 +89,15 @@ async function sha256Of(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
+/**
+ * sharp and file-type, loaded on first use: together they take over a second to load, which every start
+ * (and every test process) would otherwise pay before serving anything.
+ */
+export async function imaging() {
+  const [{ default: sharp }, { fileTypeFromFile }] = await Promise.all([import('sharp'), import('file-type')]);
+  return { sharp, fileTypeFromFile };
+}
+
 const isAllowed = (mime: string | undefined): mime is AllowedType => (ALLOWED_TYPES as readonly string[]).includes(mime ?? '');
 
 /**
@@ -101,6 +108,7 @@ const isAllowed = (mime: string | undefined): mime is AllowedType => (ALLOWED_TY
  * served as a download.
  */
 export async function prepareUpload(upload: ReceivedUpload): Promise<PreparedFile> {
+  const { fileTypeFromFile, sharp } = await imaging();
   const sniffed = await fileTypeFromFile(upload.path);
   const contentType = sniffed?.mime;
   if (!isAllowed(contentType)) throw fail('media_type_not_allowed');
