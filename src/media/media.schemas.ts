@@ -53,7 +53,7 @@ const sizeParam = z.coerce
   .int()
   .refine((value) => (VARIANT_SIZES as readonly number[]).includes(value), `must be one of ${VARIANT_SIZES.join(', ')}`);
 
-export const deliveryParams = z.object({ workspace: z.string().min(1).max(200), id: z.string().min(1).max(40), name: z.string().min(1).max(400) });
+export const deliveryParams = z.object({ workspace: inputText().min(1).max(200), id: inputText().min(1).max(40), name: inputText().min(1).max(400) });
 
 export const deliveryQuery = z.object({
   w: sizeParam.optional(),
