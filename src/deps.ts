@@ -10,6 +10,14 @@ import type { Counters } from './db/counters.js';
 import type { SecretBox } from './shared/crypto.js';
 import type { Caches } from './cache/caches.js';
 import type { KeyedSerial } from './shared/keyed-serial.js';
+import type { ObjectStorage } from './db/object-storage.js';
+import type { ByteLru } from './cache/lru.js';
+
+/** A resized image as delivered: kept in each node's memory (LRU by size) in front of the store. */
+export interface MediaVariant {
+  bytes: Buffer;
+  contentType: string;
+}
 
 /** Everything a service needs, wired once by `createNode`; tests build it from the same real parts. */
 export interface Deps {
@@ -28,4 +36,8 @@ export interface Deps {
   cache: Caches;
   /** Work that must not overlap on this node, by key (a conversation's appends). */
   serial: KeyedSerial;
+  /** Uploaded files and their variants: the disk under `DATA_DIR` or an S3-compatible store (configuration). */
+  storage: ObjectStorage;
+  /** Image variants recently delivered by this node, by storage key. */
+  mediaVariants: ByteLru<MediaVariant>;
 }

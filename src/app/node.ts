@@ -29,6 +29,8 @@ import { answerClientError } from '../http/errors.js';
 import { capConnectionsPerAddress } from '../http/connection-limits.js';
 import { requestIds, urlRedactor } from '../http/request-log.js';
 import { memoAuthenticator } from '../access/authenticate.js';
+import { openObjectStorage } from '../db/open-object-storage.js';
+import { ByteLru } from '../cache/lru.js';
 
 export interface NodeOptions {
   config: Config & { MONGODB_URI: string; KEY_ENCRYPTION_SECRET: string };
@@ -92,6 +94,9 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
     jobs,
     cache,
     serial: new KeyedSerial(),
+    storage: await openObjectStorage(config),
+    // Variants are immutable (their key names the bytes and the transform), so they live until evicted.
+    mediaVariants: new ByteLru({ maxBytes: config.MEDIA_VARIANT_CACHE_MB * 1024 * 1024, ttlMs: 24 * 3600_000 }),
   };
   await ensureIndexes(db);
   await upgradeStorage(db, logger);
@@ -105,6 +110,7 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
     close: async () => {
       await jobs.stop();
       await cache.close();
+      await deps.storage.close();
       await db.close();
       if (redis) await redis.quit().catch(() => undefined);
     },

@@ -19,6 +19,7 @@ import { webhooksRoutes } from '../webhooks/webhooks.routes.js';
 import { endpointsRoutes } from '../webhooks/endpoints.routes.js';
 import { webhookEventDocs } from '../webhooks/payloads.schemas.js';
 import { emailRoutes } from '../email/email.routes.js';
+import { mediaRoutes } from '../media/media.routes.js';
 
 /** Every HTTP route of the service; Express and the OpenAPI document are both built from this list. */
 export const allRoutes: RouteDef[] = [
@@ -36,6 +37,7 @@ export const allRoutes: RouteDef[] = [
   ...categoryRoutes,
   ...postRoutes,
   ...navigationRoutes,
+  ...mediaRoutes,
   ...submissionRoutes,
   ...appointmentsRoutes,
   ...manageRoutes,

@@ -22,6 +22,8 @@ export const webhookEndpointsTag = (workspaceId: string) => `webhook-endpoints:$
 export const conversationTag = (conversationId: string) => `conversation:${conversationId}`;
 /** What a workspace's appointment availability depends on (plugin settings, booking rules, confirmed times). */
 export const availabilityTag = (workspaceId: string) => `availability:${workspaceId}`;
+/** What a node remembers of one media file for its delivery (its record, found by workspace slug and id). */
+export const mediaTag = (mediaId: string) => `media:${mediaId}`;
 
 /**
  * The node's in-memory caches and the one way to invalidate them on every node. Services call the
@@ -93,6 +95,11 @@ export class Caches {
   /** A workspace's appointment settings, rules or confirmed times changed: its availability is computed again. */
   invalidateAvailability(workspaceId: string): Promise<void> {
     return this.bus.publish([availabilityTag(workspaceId)]);
+  }
+
+  /** A media file was changed or deleted: what nodes remember of it for delivery is looked up again. */
+  invalidateMedia(mediaId: string): Promise<void> {
+    return this.bus.publish([mediaTag(mediaId)]);
   }
 
   close(): Promise<void> {

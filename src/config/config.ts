@@ -74,6 +74,17 @@ const configSchema = z.object({
   /** Seed the demo workspace on start; default on outside production. */
   SEED_DEMO: bool.optional(),
   FERRETDB_BIN: z.string().optional(),
+  /** Media uploads: the largest file accepted (bytes); a bigger upload is refused while it streams (413). */
+  MEDIA_MAX_BYTES: z.coerce.number().int().min(1).default(20 * 1024 * 1024),
+  /** Memory of each node for resized images recently delivered (LRU by size); 0 keeps none (the store still does). */
+  MEDIA_VARIANT_CACHE_MB: z.coerce.number().min(0).default(64),
+  /** Media storage: an S3-compatible store when the bucket is set, else the disk under `DATA_DIR/media`. */
+  S3_BUCKET: z.string().min(3).max(63).optional(),
+  /** S3-compatible endpoint URL (MinIO, versitygw, R2, ...); AWS itself when unset. */
+  S3_ENDPOINT: z.url().optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   /** Test runs only: append every answer of a declared route here, for the OpenAPI contract test. */
   RECORD_RESPONSES_DIR: z.string().min(1).optional(),
 });

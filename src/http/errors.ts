@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { AppError } from '../shared/errors.js';
 import { isDatabaseUnavailable, isEngineBusy } from '../db/mongo.js';
+import { StorageUnavailableError } from '../db/object-storage.js';
 
 /** Framework faults a client can cause (body-parser, the router, zlib), as they arrive here. */
 interface FrameworkError {
@@ -15,16 +16,18 @@ interface FrameworkError {
 
 const DATABASE_RETRY_AFTER_SECONDS = 5;
 const ENGINE_BUSY_RETRY_AFTER_SECONDS = 1;
+const STORAGE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * The HTTP edge of the error catalogue: any thrown value becomes an `AppError`. Whatever a client
  * caused (unreadable paths and bodies, bad encodings) stays a 4xx; an unreachable or busy database is a 503
- * with `Retry-After`; anything else is null (an internal error).
+ * with `Retry-After`, and so is unreachable file storage; anything else is null (an internal error).
  */
 export function toAppError(error: unknown, bodyLimitKb: number): AppError | null {
   if (error instanceof AppError) return error;
   if (isDatabaseUnavailable(error)) return new AppError('database_unavailable', undefined, { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS });
   if (isEngineBusy(error)) return new AppError('engine_busy', undefined, { retryAfterSeconds: ENGINE_BUSY_RETRY_AFTER_SECONDS });
+  if (error instanceof StorageUnavailableError) return new AppError('storage_unavailable', undefined, { retryAfterSeconds: STORAGE_RETRY_AFTER_SECONDS });
   const framework = error as FrameworkError | null;
   switch (framework?.type) {
     case 'entity.parse.failed':

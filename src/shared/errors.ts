@@ -104,6 +104,16 @@ export const ERRORS = {
   conversation_busy: { status: 503, message: 'The conversation is busy; retry shortly.' },
   flood_guard_unavailable: { status: 503, message: 'Messages cannot be counted against the flood limit right now; retry shortly.' },
 
+  // Media
+  media_not_found: { status: 404, message: 'No such media file.' },
+  media_too_large: { status: 413, message: 'The file is larger than the upload limit.', code: 'payload_too_large' },
+  media_type_not_allowed: { status: 415, message: 'The file is not a JPEG, PNG, WebP, AVIF, GIF or PDF (its bytes decide, not its name).', code: 'unsupported_media_type' },
+  media_corrupt: { status: 400, message: 'The image could not be read: it is corrupt or truncated.', code: 'corrupt_media' },
+  image_too_large: { status: 400, message: 'The image has more pixels than the limit.' },
+  media_upload_missing: { status: 400, message: 'Send the file as multipart/form-data in a part named `file`.' },
+  not_an_image: { status: 400, message: 'Only images have resized variants.' },
+  storage_unavailable: { status: 503, message: 'File storage is unreachable; retry shortly.' },
+
   // Webhooks
   delivery_not_found: { status: 404, message: 'No such webhook delivery in this workspace.' },
   webhook_endpoint_not_found: { status: 404, message: 'No such webhook endpoint in this workspace.' },

@@ -12,7 +12,9 @@ import type { RunningService } from './services.js';
 export default async function globalSetup(): Promise<void> {
   const { ensureSystemTools } = (await tsImport('./system-tools.ts', import.meta.url)) as typeof import('./system-tools.js');
   process.env.CHROMIUM_PATH = ensureSystemTools().chromium;
-  const { startEngine, startRedis } = (await tsImport('./services.ts', import.meta.url)) as typeof import('./services.js');
+  const { startEngine, startRedis, ensureS3Server } = (await tsImport('./services.ts', import.meta.url)) as typeof import('./services.js');
+  // The media tests run the S3 storage against a real S3-compatible server: built once here, before files run in parallel.
+  ensureS3Server();
   const started: RunningService[] = [];
   // Nodes record every answer of a declared route here; jest.contract.config.js replays them against the OpenAPI document.
   const answers = resolve(process.env.RECORD_RESPONSES_DIR || fileURLToPath(new URL('../artifacts/answers/latest', import.meta.url)));

@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { findFerretDb, freePort, installFerretDb, startFerretDb } from '../../src/db/embedded-engine.js';
 
 export interface RunningService {
@@ -116,6 +118,54 @@ export async function startEngine(handler?: EngineHandler): Promise<RunningServi
     stop: async () => {
       await engine.stop();
       postgres?.drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface RunningS3 extends RunningService {
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** The node configuration that stores media in this server's bucket. */
+  env: Record<string, string>;
+}
+
+/** The versitygw binary, built by `scripts/install-s3-server.sh` when missing (Go and its module proxy). */
+export function ensureS3Server(log: (line: string) => void = console.log): string {
+  const script = fileURLToPath(new URL('../../scripts/install-s3-server.sh', import.meta.url));
+  const result = spawnSync('bash', [script], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`could not install versitygw for the S3 storage tests:\n${result.stderr}`);
+  if (!/already at/.test(result.stdout)) log(result.stdout.trim());
+  const gopath = spawnSync('go', ['env', 'GOPATH'], { encoding: 'utf8' }).stdout.trim();
+  return join(gopath, 'bin', 'versitygw');
+}
+
+/**
+ * A real S3-compatible server (versitygw over a temporary directory) on a free loopback port, with one
+ * empty bucket. Not a mock: the SDK speaks signed HTTP to it as it would to any S3 store.
+ */
+export async function startS3Server(): Promise<RunningS3> {
+  const binary = ensureS3Server();
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-s3-'));
+  const port = await freePort();
+  const credentials = { accessKeyId: 'hearth-test-access', secretAccessKey: 'hearth-test-secret-0123456789' };
+  const child = spawn(binary, ['--access', credentials.accessKeyId, '--secret', credentials.secretAccessKey, '--port', `127.0.0.1:${port}`, 'posix', dir], { stdio: 'ignore' });
+  await waitForPort(port);
+  const url = `http://127.0.0.1:${port}`;
+  const bucket = 'hearth-media';
+  const client = new S3Client({ region: 'us-east-1', endpoint: url, forcePathStyle: true, credentials });
+  await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  client.destroy();
+  return {
+    url,
+    port,
+    pid: child.pid,
+    bucket,
+    ...credentials,
+    env: { S3_ENDPOINT: url, S3_BUCKET: bucket, S3_REGION: 'us-east-1', S3_ACCESS_KEY_ID: credentials.accessKeyId, S3_SECRET_ACCESS_KEY: credentials.secretAccessKey },
+    stop: async () => {
+      await stopChild(child);
       rmSync(dir, { recursive: true, force: true });
     },
   };

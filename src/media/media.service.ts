@@ -1,0 +1,135 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import type { Deps } from '../deps.js';
+import { fail, invalid } from '../shared/errors.js';
+import { publicBase } from '../shared/links.js';
+import { pageOf, type Page, type PageRequest } from '../shared/paging.js';
+import { findWorkspaceBySlug, type Workspace } from '../workspaces/workspaces.service.js';
+import { mediaTag, workspaceTag } from '../cache/caches.js';
+import { mediaStore, type FocalPoint, type MediaItem } from './media.model.js';
+import { prepareUpload, receiveUpload } from './upload.js';
+
+export type { MediaItem } from './media.model.js';
+
+/** The folder of one file in the store: its original and every variant, removed together. */
+export const mediaFolder = (workspaceId: string, mediaId: string) => `media/${workspaceId}/${mediaId}`;
+
+/**
+ * The version of what a file's URL shows: its bytes and its focal point (a cover crop moves with it).
+ * A URL carrying it never changes meaning, so it is cached forever; a new focal point is a new URL.
+ */
+export function versionOf(media: Pick<MediaItem, 'sha256' | 'focalPoint'>): string {
+  const focal = media.focalPoint ? `${media.focalPoint.x},${media.focalPoint.y}` : '';
+  return createHash('sha256').update(`${media.sha256}|${focal}`).digest('hex').slice(0, 16);
+}
+
+/** The public path of a file: workspace slug, id, a readable name, and its version. */
+export function mediaPath(workspace: Pick<Workspace, 'slug'>, media: MediaItem): string {
+  return `/media/${encodeURIComponent(workspace.slug)}/${media.id}/${encodeURIComponent(media.name)}?v=${versionOf(media)}`;
+}
+
+export function toAdminMedia(deps: Deps, workspace: Workspace, media: MediaItem) {
+  return {
+    id: media.id,
+    name: media.name,
+    contentType: media.contentType as 'image/jpeg',
+    size: media.size,
+    width: media.width,
+    height: media.height,
+    alt: media.alt,
+    focalPoint: media.focalPoint,
+    url: `${publicBase(deps.config)}${mediaPath(workspace, media)}`,
+    createdAt: media.createdAt.toISOString(),
+  };
+}
+
+/**
+ * Takes one upload into the workspace's library: streamed to a temporary file under the size limit,
+ * checked and cleaned (`upload.ts`), written to the store, and only then recorded. Whatever fails on
+ * the way removes what it had written: the library never lists a file the store lacks.
+ */
+export async function uploadMedia(deps: Deps, workspace: Workspace, req: IncomingMessage): Promise<MediaItem> {
+  const upload = await receiveUpload(req, deps.config.MEDIA_MAX_BYTES);
+  try {
+    const file = await prepareUpload(upload);
+    const store = mediaStore(deps.db);
+    const id = store.newId();
+    const folder = mediaFolder(workspace.id, id);
+    await deps.storage.put(`${folder}/original`, createReadStream(file.path), file.contentType);
+    try {
+      return await store.create({
+        workspaceId: workspace.id,
+        id,
+        name: upload.name,
+        contentType: file.contentType,
+        size: file.size,
+        width: file.width,
+        height: file.height,
+        sha256: file.sha256,
+        storageKey: `${folder}/original`,
+        createdAt: deps.clock.now(),
+      });
+    } catch (error) {
+      await deps.storage.deleteAll(folder).catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    await upload.discard();
+  }
+}
+
+export async function listMedia(deps: Deps, workspace: Workspace, search: string | undefined, request: PageRequest): Promise<Page<MediaItem>> {
+  const { items, total } = await mediaStore(deps.db).page(workspace.id, search || undefined, request);
+  return pageOf(request, items, total);
+}
+
+export async function getMedia(deps: Deps, workspace: Workspace, id: string): Promise<MediaItem> {
+  const media = await mediaStore(deps.db).byId(workspace.id, id);
+  if (!media) throw fail('media_not_found');
+  return media;
+}
+
+export interface MediaPatch {
+  name?: string;
+  alt?: Record<string, string>;
+  focalPoint?: FocalPoint | null;
+}
+
+/** Renames a file, sets its alternative texts (one per locale of the workspace) or its focal point. */
+export async function updateMedia(deps: Deps, workspace: Workspace, id: string, patch: MediaPatch): Promise<MediaItem> {
+  const unknownLocales = Object.keys(patch.alt ?? {}).filter((locale) => !workspace.locales.includes(locale));
+  if (unknownLocales.length > 0) {
+    throw invalid(unknownLocales.map((locale) => ({ path: `alt.${locale}`, message: `must be one of the workspace's locales (${workspace.locales.join(', ')})` })));
+  }
+  const updated = await mediaStore(deps.db).update(workspace.id, id, patch);
+  if (!updated) throw fail('media_not_found');
+  await deps.cache.invalidateMedia(id);
+  return updated;
+}
+
+/** Removes the record first (nothing links to a file being removed), then the file and its variants. */
+export async function deleteMedia(deps: Deps, workspace: Workspace, id: string): Promise<void> {
+  const removed = await mediaStore(deps.db).remove(workspace.id, id);
+  if (!removed) throw fail('media_not_found');
+  await deps.cache.invalidateMedia(id);
+  await deps.storage.deleteAll(mediaFolder(workspace.id, id));
+}
+
+/**
+ * A file of a workspace known by its public slug, for delivery; null when either is unknown. Remembered
+ * on each node for a few seconds (two engine reads per image request otherwise) and dropped on every
+ * node when the file changes or goes, or the workspace's settings change.
+ */
+export async function publicMedia(deps: Deps, workspaceSlug: string, id: string): Promise<MediaItem | null> {
+  const found = await deps.cache.memo.remember(
+    `media:${workspaceSlug}/${id}`,
+    (value) => [workspaceTag(value.workspaceId), mediaTag(value.media.id)],
+    async () => {
+      const workspace = await findWorkspaceBySlug(deps, workspaceSlug);
+      const media = workspace ? await mediaStore(deps.db).byId(workspace.id, id) : null;
+      return workspace && media ? { workspaceId: workspace.id, media } : null;
+    },
+  );
+  return found?.media ?? null;
+}
