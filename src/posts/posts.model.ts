@@ -225,6 +225,15 @@ export interface ImportedPost {
   hash: string;
 }
 
+export interface AdminPostFilter {
+  type?: string;
+  locale?: string;
+  state?: PostState;
+  translationGroupId?: string;
+  qPattern?: string;
+  ids?: string[];
+}
+
 /** The posts as the admin side sees them: drafts, states and both snapshots. */
 export function postStore(db: Connection) {
   const model = Posts(db);
@@ -327,12 +336,15 @@ export function postStore(db: Connection) {
       if (exceptId) filter._id = { $ne: new Types.ObjectId(exceptId) };
       return (await model.exists(scope.filter(workspaceId, filter))) !== null;
     },
-    /** Newest created first. */
-    async list(workspaceId: string, filter: { type?: string; locale?: string; state?: PostState }, request: PageRequest): Promise<{ items: Post[]; total: number }> {
+    /** Newest created first; `qPattern` (escaped) matches the draft title or slug, `ids` limits to those posts. */
+    async list(workspaceId: string, filter: AdminPostFilter, request: PageRequest): Promise<{ items: Post[]; total: number }> {
       const query: Record<string, unknown> = {};
       if (filter.type) query.type = filter.type;
       if (filter.locale) query.locale = filter.locale;
       if (filter.state) query.state = filter.state;
+      if (filter.translationGroupId) query.translationGroupId = filter.translationGroupId;
+      if (filter.ids) query._id = { $in: filter.ids.filter(isObjectIdHex).map((id) => new Types.ObjectId(id)) };
+      if (filter.qPattern) query.$or = [{ title: { $regex: filter.qPattern, $options: 'i' } }, { slug: { $regex: filter.qPattern, $options: 'i' } }];
       const { docs, total } = await scope.page(workspaceId, query, { _id: -1 }, request);
       return { items: await withBodies(workspaceId, docs.map(toHead)), total };
     },

@@ -251,7 +251,9 @@ export const patchPostBody = z
 export const adminPostsQuery = z.object({
   type: typeSlugSchema.optional(),
   locale: localeSchema.optional(),
-  state: z.enum(['DRAFT', 'PUBLISHED', 'UNPUBLISHED']).optional(),
+  state: z.enum(['DRAFT', 'PUBLISHED', 'UNPUBLISHED', 'SCHEDULED']).optional(),
+  q: z.string().trim().min(1).max(200).optional(),
+  translationGroupId: z.string().min(1).max(100).optional(),
   page: positiveIntParam.optional(),
   limit: positiveIntParam.optional(),
 });
@@ -288,4 +290,12 @@ export const adminPostSchema = contentSchema
   })
   .meta({ id: 'AdminPost' });
 
-export const adminPostListSchema = z.object({ items: z.array(adminPostSchema), pageInfo: pageInfoSchema });
+export const adminPostListItemSchema = adminPostSchema
+  .extend({ scheduled: z.array(scheduleEntrySchema).describe('Its pending scheduled publishes and unpublishes, soonest first.') })
+  .meta({ id: 'AdminPostListItem' });
+
+export const adminPostListSchema = z.object({ items: z.array(adminPostListItemSchema), pageInfo: pageInfoSchema });
+
+export const previewRenderBody = z.object({ contentMarkdown: inputText().max(500_000) });
+
+export const previewRenderSchema = z.object({ contentHtml: z.string().describe('The markdown rendered and sanitized exactly as a saved draft would be.') }).meta({ id: 'PreviewRender' });
