@@ -77,17 +77,17 @@ function stateText(post: posts.ListedPost): string {
 
 function Pager() {
   const current = posts.page.value;
-  const pages = posts.totalPages.value;
-  if (pages <= 1) return null;
+  const more = posts.hasNext.value;
+  if (current <= 1 && !more) return null;
   return (
     <nav class="pager" aria-label={t.postsPages}>
       <button type="button" disabled={current <= 1} onClick={() => posts.turnPage(current - 1)}>
         {t.previousPage}
       </button>
       <span id="posts-page" aria-live="polite">
-        {t.pageOf(current, pages)}
+        {t.pageNumber(current)}
       </span>
-      <button type="button" disabled={current >= pages} onClick={() => posts.turnPage(current + 1)}>
+      <button type="button" id="next-page" disabled={!more} onClick={() => posts.turnPage(current + 1)}>
         {t.nextPage}
       </button>
     </nav>

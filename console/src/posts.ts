@@ -28,7 +28,7 @@ export interface AdminPost {
   contentMarkdown: string | null;
   contentHtml: string | null;
   publishedAt: string | null;
-  hasUnpublishedChanges: boolean;
+  hasUnpublishedChanges: boolean | null;
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -38,7 +38,7 @@ export type ListedPost = AdminPost & { scheduled: ScheduledChange[] };
 
 interface PostPage {
   items: ListedPost[];
-  pageInfo: { page: number; totalPages: number; total: number };
+  pageInfo: { page: number; hasNext: boolean };
 }
 
 export type StateFilter = 'all' | PostState | 'SCHEDULED';
@@ -55,7 +55,7 @@ export const localeFilter = signal('');
 export const query = signal('');
 export const page = signal(1);
 export const list = signal<ListedPost[]>([]);
-export const totalPages = signal(0);
+export const hasNext = signal(false);
 export const loaded = signal(false);
 /** The workspace's locales (its default first) and post types: the filters' and the editor's choices. */
 export const locales = signal<string[]>([]);
@@ -66,7 +66,8 @@ let listRequest = 0;
 export async function loadPosts(): Promise<void> {
   if (!workspaceId.value || !writesContent.value) return;
   const mine = ++listRequest;
-  const params = new URLSearchParams({ limit: String(PAGE), page: String(page.value) });
+  // A summary: no bodies, no count (the list shows neither), whatever the number of posts.
+  const params = new URLSearchParams({ view: 'summary', limit: String(PAGE), page: String(page.value) });
   if (stateFilter.value !== 'all') params.set('state', stateFilter.value);
   if (typeFilter.value) params.set('type', typeFilter.value);
   if (localeFilter.value) params.set('locale', localeFilter.value);
@@ -76,7 +77,7 @@ export async function loadPosts(): Promise<void> {
     if (mine !== listRequest) return;
     batch(() => {
       list.value = res.items;
-      totalPages.value = res.pageInfo.totalPages;
+      hasNext.value = res.pageInfo.hasNext;
       loaded.value = true;
     });
   } catch (err) {
@@ -154,7 +155,7 @@ export async function versionedCall<T>(method: string, path: string, body: unkno
 
 /** The post's locale variants (itself included), in the workspace's locale order. */
 export async function translationsOf(post: AdminPost): Promise<AdminPost[]> {
-  const res = await call<PostPage>('GET', `${ws()}/posts?translationGroupId=${encodeURIComponent(post.translationGroupId)}&limit=100`);
+  const res = await call<PostPage>('GET', `${ws()}/posts?view=summary&translationGroupId=${encodeURIComponent(post.translationGroupId)}&limit=100`);
   const order = locales.value;
   return res.items.sort((a, b) => order.indexOf(a.locale) - order.indexOf(b.locale));
 }

@@ -254,6 +254,7 @@ export const adminPostsQuery = z.object({
   state: z.enum(['DRAFT', 'PUBLISHED', 'UNPUBLISHED', 'SCHEDULED']).optional(),
   q: z.string().trim().min(1).max(200).optional(),
   translationGroupId: z.string().min(1).max(100).optional(),
+  view: z.literal('summary', { message: 'the only supported value is "summary"' }).optional(),
   page: positiveIntParam.optional(),
   limit: positiveIntParam.optional(),
 });
@@ -282,7 +283,7 @@ export const adminPostSchema = contentSchema
     translationGroupId: z.string(),
     state: z.enum(['DRAFT', 'PUBLISHED', 'UNPUBLISHED']),
     publishedAt: z.string().nullable(),
-    hasUnpublishedChanges: z.boolean().describe('The draft differs from what was last published.'),
+    hasUnpublishedChanges: z.boolean().nullable().describe('The draft differs from what was last published; null in a list with `view=summary` (it needs the bodies).'),
     version: z.number().int().min(0).describe('Bumped by every change of the post (save, publish, unpublish); the `ETag` of its answers, for `If-Match`.'),
     published: contentSchema.nullable().describe('The snapshot `/external` serves while PUBLISHED.'),
     createdAt: z.string(),

@@ -117,19 +117,23 @@ export type AdminListState = PostState | 'SCHEDULED';
 export async function listPostsAdmin(
   deps: Deps,
   workspace: Workspace,
-  query: { type?: string; locale?: string; state?: AdminListState; q?: string; translationGroupId?: string; page?: number; limit?: number },
+  query: { type?: string; locale?: string; state?: AdminListState; q?: string; translationGroupId?: string; view?: 'summary'; page?: number; limit?: number },
 ) {
   const request = { page: query.page ?? 1, limit: Math.min(query.limit ?? ADMIN_DEFAULT_PAGE_SIZE, ADMIN_MAX_PAGE_SIZE) };
   const schedules = postScheduleStore(deps.db);
-  const { state, q, ...filter } = query;
+  const { state, q, view, ...filter } = query;
+  const summary = view === 'summary';
   const ids = state === 'SCHEDULED' ? (await schedules.pending(workspace.id)).filter((entry) => entry.action === 'publish').map((entry) => entry.postId) : undefined;
-  const { items, total } = await postStore(deps.db).list(
+  // A summary reads no bodies and counts nothing (each a scan on FerretDB): one post more says whether a next page exists.
+  const { items: found, total } = await postStore(deps.db).list(
     workspace.id,
     { ...filter, state: state === 'SCHEDULED' ? undefined : state, qPattern: q ? escapeRegex(q) : undefined, ids },
     request,
+    summary,
   );
+  const items = found.slice(0, request.limit);
   const pending = items.length ? await schedules.pending(workspace.id, items.map((post) => post.id)) : [];
-  return { items: items.map((post) => ({ post, scheduled: pending.filter((entry) => entry.postId === post.id) })), pageInfo: pageInfoOf(request, total) };
+  return { items: items.map((post) => ({ post, scheduled: pending.filter((entry) => entry.postId === post.id) })), summary, pageInfo: pageInfoOf(request, total) };
 }
 
 /**

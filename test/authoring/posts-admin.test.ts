@@ -95,3 +95,22 @@ test('an agent reads the list but may not render previews or write posts (403); 
   const other = await createWorkspace(node.url);
   expect((await request(node.url, `/admin/workspaces/${other.id}/posts/preview-render`, { token: editor.token, body: { contentMarkdown: 'Hi' } })).status).toBe(404);
 });
+
+test('view=summary leaves the bodies out and counts nothing; hasNext is exact at the page boundary', async () => {
+  const ws = await createWorkspace(node.url);
+  const admin = contentAdmin(node.url, ws);
+  await admin.published({ slug: 'one', title: 'One', contentMarkdown: '# One' });
+  await admin.createPost({ slug: 'two', title: 'Two', contentMarkdown: '# Two' });
+  const full = (await list(ws, 'limit=2')).body;
+  const summary = (await list(ws, 'view=summary&limit=2')).body;
+  expect(summary.items.map((post: { id: string }) => post.id)).toEqual(full.items.map((post: { id: string }) => post.id));
+  for (const post of summary.items) expect([post.contentMarkdown, post.contentHtml, post.published?.contentHtml ?? null, post.hasUnpublishedChanges]).toEqual([null, null, null, null]);
+  expect(full.items[1]).toMatchObject({ contentMarkdown: '# One', hasUnpublishedChanges: false });
+  // Exactly a page: no next one. One more post: a next page, holding it alone.
+  expect(summary.pageInfo).toMatchObject({ page: 1, limit: 2, hasNext: false });
+  await admin.createPost({ slug: 'three', title: 'Three' });
+  expect((await list(ws, 'view=summary&limit=2')).body.pageInfo).toMatchObject({ page: 1, hasNext: true });
+  const second = (await list(ws, 'view=summary&limit=2&page=2')).body;
+  expect([second.items.map((post: { slug: string }) => post.slug), second.pageInfo.hasNext, second.pageInfo.hasPrev]).toEqual([['one'], false, true]);
+  expectIssue(await list(ws, 'view=full'), 'view');
+});
