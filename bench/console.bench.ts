@@ -67,7 +67,7 @@ const VIEWS = [
   { name: 'submissions', selector: '#submissions li', list: '/submissions?limit=50&page=1&state=open' },
   { name: 'bookings', selector: '#pending li', list: '/appointments?status=PENDING&limit=200' },
   { name: 'team', selector: '#members li', list: '/members' },
-  { name: 'posts', selector: '#posts li', list: '/posts?limit=25&page=1' },
+  { name: 'posts', selector: '#posts li', list: '/posts?view=summary&limit=25&page=1' },
 ] as const;
 type ViewName = (typeof VIEWS)[number]['name'];
 
