@@ -7,22 +7,26 @@
  *   BENCH_CONVERSATIONS (500) live chats with one visitor message each, BENCH_APPOINTMENTS (200) requests at
  *   distinct 30-minute slots from the next hour on (round-the-clock hours), the soonest half of them confirmed
  *   (so the week's agenda has content), BENCH_SUBMISSIONS (500) contact-form submissions, and a team of
- *   BENCH_MEMBERS (5) members, the operator (owner) included.
+ *   BENCH_MEMBERS (5) members, the operator (owner) included, and BENCH_POSTS (5000) posts in two locales: the
+ *   first BENCH_API_POSTS (300) written through the admin API (every third one published), the rest imported
+ *   published in bulk into the node's database (`importPublished`, as a migration would).
  * - Headless Chromium (found or installed as the test set-up does, see test/support/system-tools.ts). The
  *   operator logs in once through the form; every measured load is then a fresh tab of that browser context
  *   whose sessionStorage holds the session (the workspace is remembered in localStorage, the bundle is in the
  *   HTTP cache): a returning member opening the view. First paint is the time from `page.goto(<url>/console#/<view>)`
  *   until the view's first list entry is visible: inbox `#inbox-items li`, chats `#conversations li`, submissions `#submissions li`,
- *   bookings `#pending li`, team `#members li`. After one warm-up load per view, BENCH_LOADS (5) rounds take
+ *   bookings `#pending li`, team `#members li`, posts `#posts li`. After one warm-up load per view, BENCH_LOADS (5) rounds take
  *   the views in turn (so outside load on a shared machine falls on all alike); median and max per view.
  *   The human lines also show the in-page time (navigation start to the entry in the DOM, a MutationObserver)
  *   and the admin API calls of the median load (start after navigation, duration), to tell where time goes.
- * - Size: the console script the page names, gzipped here with zlib (level 9), and the build's own figure.
+ * - Size: the console script the page names and every chunk it loads, at once or on demand (the post editor),
+ *   gzipped here with zlib (level 9), and the build's own figure; the whole app is all of them together.
  *
  * Issue's bar: each view's first paint under 1 s, the whole app at most 150 KB gzipped.
  * Last line: the JSON figures.
  */
 import { readFileSync } from 'node:fs';
+import { createConnection, Types } from 'mongoose';
 import { dirname, join } from 'node:path';
 import { constants, gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext } from 'playwright-core';
@@ -34,6 +38,9 @@ import { ensureSystemTools } from '../test/support/system-tools.js';
 import { launchChromium } from '../test/support/browser.js';
 import { activateChat, startChat } from '../test/livechat/support.js';
 import { buildConsole, CONSOLE_OUTFILE } from '../scripts/build-widget.mjs';
+import { postStore } from '../src/posts/posts.model.js';
+import { contentHash } from '../src/posts/publication.service.js';
+import { renderMarkdown } from '../src/posts/markdown.js';
 
 // Page-side code (init scripts, evaluate) runs in the browser; this project's tsconfig has no DOM types.
 declare const window: any;
@@ -43,6 +50,9 @@ const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 500);
 const APPOINTMENTS = Number(process.env.BENCH_APPOINTMENTS ?? 200);
 const SUBMISSIONS = Number(process.env.BENCH_SUBMISSIONS ?? 500);
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 5);
+const POSTS = Number(process.env.BENCH_POSTS ?? 5000);
+/** Of the posts, how many are written through the admin API (the rest are imported in bulk). */
+const API_POSTS = Number(process.env.BENCH_API_POSTS ?? 300);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const LOADS = Number(process.env.BENCH_LOADS ?? 5);
 /** How long a view may take to show its first entry before it counts as not painted. */
@@ -57,6 +67,7 @@ const VIEWS = [
   { name: 'submissions', selector: '#submissions li', list: '/submissions?limit=50&page=1&total=false&state=open' },
   { name: 'bookings', selector: '#pending li', list: '/appointments?status=PENDING&limit=200&total=false' },
   { name: 'team', selector: '#members li', list: '/members' },
+  { name: 'posts', selector: '#posts li', list: '/posts?view=summary&limit=25&page=1' },
 ] as const;
 type ViewName = (typeof VIEWS)[number]['name'];
 
@@ -70,7 +81,7 @@ async function ok(what: string, answer: Promise<{ status: number; text: string; 
   return res.body;
 }
 
-async function seed(url: string, ws: WorkspaceFixture): Promise<Record<string, number>> {
+async function seed(url: string, ws: WorkspaceFixture, engine: { uri: string; dbName: string }): Promise<Record<string, number>> {
   const seconds: Record<string, number> = {};
   const timed = async (name: string, run: () => Promise<void>) => {
     const from = now();
@@ -127,6 +138,52 @@ async function seed(url: string, ws: WorkspaceFixture): Promise<Record<string, n
     await pool(Math.floor(APPOINTMENTS / 2), CONCURRENCY, async (i) => {
       await ok('confirm', request(url, `/admin/workspaces/${ws.id}/appointments/${ids[i]}/confirm`, { token: ws.token, body: {} }));
     });
+  });
+
+  await timed('posts', async () => {
+    // The first ones as editors write them (drafts, every third published); the rest imported in bulk, as a
+    // migration would: through the API each create checks its slug by a scan on FerretDB, so thousands of
+    // them take an hour, which says nothing about the list's first paint.
+    const viaApi = Math.min(POSTS, API_POSTS);
+    const markdown = (i: number) => `# Day ${i}\n\nRye, spelt and **sourdough**.`;
+    const title = (i: number) => `Bake of the day ${i}`;
+    await pool(viaApi, CONCURRENCY, async (i) => {
+      const post = await ok(
+        'post',
+        request(url, `/admin/workspaces/${ws.id}/posts`, {
+          token: ws.token,
+          body: { locale: i % 2 ? 'de' : 'en', slug: `post-${i}`, title: title(i), metaDescription: `What we bake on day ${i}`, contentMarkdown: markdown(i) },
+        }),
+      );
+      if (i % 3 === 0) await ok('publish', request(url, `/admin/workspaces/${ws.id}/posts/${post.id}/publish`, { token: ws.token, body: {} }));
+    });
+    if (POSTS <= viaApi) return;
+    const types = await ok('post types', request(url, `/admin/workspaces/${ws.id}/post-types`, { token: ws.token }));
+    const blog = (types.items as { id: string; slug: string }[]).find((type) => type.slug === 'blog')!;
+    const db = await createConnection(engine.uri, { dbName: engine.dbName }).asPromise();
+    try {
+      const rows = Array.from({ length: POSTS - viaApi }, (_, n) => {
+        const i = viaApi + n;
+        const content = {
+          slug: `post-${i}`,
+          canonicalSlug: `post-${i}`,
+          title: title(i),
+          metaDescription: `What we bake on day ${i}`,
+          imageUrl: '',
+          tags: [],
+          categoryId: null,
+          authorName: '',
+          customConfig: {},
+          contentMarkdown: markdown(i),
+          contentHtml: renderMarkdown(markdown(i)),
+          jsonLd: null,
+        };
+        return { type: 'blog', postTypeId: blog.id, locale: i % 2 ? 'de' : 'en', translationGroupId: new Types.ObjectId().toHexString(), content, publishedAt: new Date(Date.now() - n * 60_000), hash: contentHash(content) };
+      });
+      for (let from = 0; from < rows.length; from += 1000) await postStore(db).importPublished(ws.id, rows.slice(from, from + 1000));
+    } finally {
+      await db.close();
+    }
   });
 
   await timed('submissions', async () => {
@@ -243,14 +300,37 @@ async function loadView(context: BrowserContext, url: string, view: (typeof VIEW
   }
 }
 
-/** The console script the page names, gzipped here (level 9); and the build's own gzip figure. */
+/** The console script the page names and the chunks it loads (at once or on demand), gzipped here (level 9); and the build's own gzip figure. */
 async function consoleSize(url: string, built: { file: string; gzipped: number }) {
   const html = await (await fetch(`${url}/console`)).text();
   const served = /\/console\/(console\.[0-9a-f]{16}\.js)/.exec(html)?.[1] ?? built.file;
-  const bytes = readFileSync(join(dirname(CONSOLE_OUTFILE), served));
-  const gzipped = gzipSync(bytes, { level: constants.Z_BEST_COMPRESSION }).length;
-  const pageGzipped = gzipSync(Buffer.from(html), { level: constants.Z_BEST_COMPRESSION }).length;
-  return { served, builtFile: built.file, bytes: bytes.length, gzipped, pageGzipped, buildGzipped: built.gzipped };
+  const gz = (bytes: Buffer) => gzipSync(bytes, { level: constants.Z_BEST_COMPRESSION }).length;
+  const read = (file: string) => readFileSync(join(dirname(CONSOLE_OUTFILE), file));
+  const files = new Map<string, { bytes: number; gzipped: number; lazy: boolean }>();
+  // Every file the entry names, followed through the chunks: `from"./x.js"` loads at once, `import("./x.js")` on demand.
+  const visit = (file: string, lazy: boolean) => {
+    const known = files.get(file);
+    if (known && (lazy || !known.lazy)) return;
+    const bytes = read(file);
+    files.set(file, { bytes: bytes.length, gzipped: gz(bytes), lazy });
+    const text = bytes.toString('utf8');
+    for (const [, name] of text.matchAll(/from"\.\/([a-z0-9-]+\.[0-9a-f]{16}\.js)"/g)) visit(name, lazy);
+    for (const [, name] of text.matchAll(/import\("\.\/([a-z0-9-]+\.[0-9a-f]{16}\.js)"\)/g)) visit(name, true);
+  };
+  visit(served, false);
+  const sum = (pick: (file: { bytes: number; gzipped: number; lazy: boolean }) => boolean, key: 'bytes' | 'gzipped') => [...files.values()].filter(pick).reduce((total, file) => total + file[key], 0);
+  const pageGzipped = gz(Buffer.from(html));
+  return {
+    served,
+    builtFile: built.file,
+    files: [...files.keys()],
+    bytes: sum(() => true, 'bytes'),
+    gzipped: sum(() => true, 'gzipped'),
+    eagerGzipped: sum((file) => !file.lazy, 'gzipped'),
+    lazyGzipped: sum((file) => file.lazy, 'gzipped'),
+    pageGzipped,
+    buildGzipped: built.gzipped,
+  };
 }
 
 await runBench(async (cleanup) => {
@@ -265,10 +345,10 @@ await runBench(async (cleanup) => {
 
   const ws = await createWorkspace(url, { slug: 'bench-bakery', name: 'Bench Bakery' });
   const seedFrom = now();
-  const seeded = await seed(url, ws);
+  const seeded = await seed(url, ws, engine);
   console.log(
     `console bench on ${engine.kind}: seeded ${CONVERSATIONS} chats, ${APPOINTMENTS} appointment requests (${Math.floor(APPOINTMENTS / 2)} confirmed), ` +
-      `${SUBMISSIONS} submissions, ${MEMBERS} members in ${((now() - seedFrom) / 1000).toFixed(1)} s ` +
+      `${SUBMISSIONS} submissions, ${POSTS} posts, ${MEMBERS} members in ${((now() - seedFrom) / 1000).toFixed(1)} s ` +
       `(${Object.entries(seeded).map(([name, s]) => `${name} ${s.toFixed(1)} s`).join(', ')}), ${CONCURRENCY} at a time`,
   );
 
@@ -341,7 +421,8 @@ await runBench(async (cleanup) => {
     if (errors.length) lines.push(`  ${''.padEnd(12)} page errors: ${errors.join(' | ')}`);
   }
   lines.push(
-    `  console script ${size.served}: ${kb(size.bytes).toFixed(1)} KB minified, ${kb(size.gzipped).toFixed(1)} KB gzip (zlib level 9${size.served === size.builtFile ? `; the build's .gz ${kb(size.buildGzipped).toFixed(1)} KB` : ''}), ` +
+    `  console app ${size.served} + ${size.files.length - 1} chunk(s): ${kb(size.bytes).toFixed(1)} KB minified, ${kb(size.gzipped).toFixed(1)} KB gzip in all ` +
+      `(loaded at once ${kb(size.eagerGzipped).toFixed(1)} KB, on demand ${kb(size.lazyGzipped).toFixed(1)} KB; zlib level 9${size.served === size.builtFile ? `; the build's .gz ${kb(size.buildGzipped).toFixed(1)} KB` : ''}), ` +
       `page HTML ${kb(size.pageGzipped).toFixed(1)} KB gzip; budget ${BUDGET_KB} KB${kb(size.gzipped + size.pageGzipped) > BUDGET_KB ? '  OVER BUDGET' : ''}`,
   );
   if (size.served !== size.builtFile) lines.push(`  note: the page names ${size.served}, this bench built ${size.builtFile} (${kb(size.buildGzipped).toFixed(1)} KB gzip): the console was rebuilt from newer sources meanwhile, the figure is the served one's`);
@@ -351,10 +432,13 @@ await runBench(async (cleanup) => {
   report(lines, {
     ...result,
     console_gzip_kb: round(kb(size.gzipped), 1),
+    console_eager_gzip_kb: round(kb(size.eagerGzipped), 1),
+    console_lazy_gzip_kb: round(kb(size.lazyGzipped), 1),
     console_page_gzip_kb: round(kb(size.pageGzipped), 1),
     conversations: CONVERSATIONS,
     appointments: APPOINTMENTS,
     submissions: SUBMISSIONS,
+    posts: POSTS,
     loads: LOADS,
     engine: engine.kind,
     ...(Object.keys(failures).length ? { not_painted: Object.keys(failures) } : {}),

@@ -9,5 +9,6 @@ export declare const DOCS_OUTFILE: string;
 export declare const GZIP_BUDGET_BYTES: number;
 export declare const CONSOLE_GZIP_BUDGET_BYTES: number;
 export declare function buildWidget(): Promise<BuildResult>;
-export declare function buildConsole(): Promise<BuildResult>;
+/** The console's entry (name, file) with the sizes of every file of the app together; `lazy`: the files loaded on demand only. */
+export declare function buildConsole(): Promise<BuildResult & { entryGzipped: number; assets: BuiltAsset[]; lazy: string[] }>;
 export declare function buildDocs(): Promise<{ outfile: string; assets: BuiltAsset[]; bytes: number; gzipped: number; brotli: number }>;

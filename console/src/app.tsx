@@ -12,6 +12,7 @@ import { SubmissionsView } from './submissions-view.js';
 import { InboxView } from './inbox-view.js';
 import { BookingsView } from './bookings-view.js';
 import { AccountView, TeamView } from './team-view.js';
+import { PostsView, sectionShown } from './posts-view.js';
 import { PublicPage } from './auth-pages.js';
 import { PersonPanel } from './person-panel.js';
 import { FilterSelect, SearchBox } from './widgets.js';
@@ -98,6 +99,7 @@ const VIEWS: Record<Section, () => preact.JSX.Element> = {
   chats: ChatsView,
   submissions: SubmissionsView,
   bookings: BookingsView,
+  posts: PostsView,
   team: TeamView,
   account: AccountView,
 };
@@ -115,6 +117,7 @@ const BADGES: Record<Section, () => number> = {
   chats: () => store.unreadTotal.value,
   submissions: () => submissions.waiting.value,
   bookings: () => bookings.pending.value.length,
+  posts: () => 0,
   team: () => 0,
   account: () => 0,
 };
@@ -124,7 +127,7 @@ function SectionNav() {
   return (
     <nav aria-label={t.sections} class="sections">
       <ul>
-        {SECTIONS.map((section) => {
+        {SECTIONS.filter(sectionShown).map((section) => {
           const count = BADGES[section]();
           return (
             <li key={section}>

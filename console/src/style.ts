@@ -1,3 +1,5 @@
+import { POSTS_CSS } from './posts-style.js';
+
 /** Colours meet WCAG AA (4.5:1) on their backgrounds; targets are at least 44 px on touch screens. */
 export const CSS = `
 *{box-sizing:border-box}
@@ -67,4 +69,4 @@ h2[tabindex]:focus{outline:none}h2[tabindex]:focus-visible{outline:3px solid #1f
   .log{height:45vh}
   button,input,select,textarea{min-height:44px}
 }
-`;
+${POSTS_CSS}`;

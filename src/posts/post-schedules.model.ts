@@ -66,6 +66,11 @@ export function postScheduleStore(db: Connection) {
     async ofPost(workspaceId: string, postId: string): Promise<ScheduleEntry[]> {
       return (await scope.find(workspaceId, { postId }, { sort: { at: 1, _id: 1 } })).map(toEntry);
     },
+    /** The pending entries of these posts (every post of the workspace without `postIds`), soonest first. */
+    async pending(workspaceId: string, postIds?: string[]): Promise<ScheduleEntry[]> {
+      const filter = postIds ? { postId: { $in: postIds } } : {};
+      return (await scope.find(workspaceId, filter, { sort: { at: 1, _id: 1 } })).map(toEntry);
+    },
     /** Every pending entry of every workspace (job recovery at worker start). */
     async all(): Promise<ScheduleEntry[]> {
       return (await model.find({}).lean<ScheduleDoc[]>()).map(toEntry);

@@ -3,7 +3,7 @@ import { defineModel, isDuplicateKeyError } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
 import { isObjectIdHex } from '../shared/ids.js';
-import type { PageRequest } from '../shared/paging.js';
+import { offsetOf, type PageRequest } from '../shared/paging.js';
 import { POINT_READS_MAX, postBodyStore, type PostBody } from './post-bodies.model.js';
 import { postGroupStore } from './post-groups.model.js';
 import { postSlugStore } from './post-slugs.model.js';
@@ -188,6 +188,9 @@ function withBody(fields: PostFields, body: PostBody | null): PostContent {
   return { ...rest, contentMarkdown: body?.contentMarkdown ?? null, contentHtml: body?.contentHtml ?? null, jsonLd };
 }
 
+/** A summary (lists that show no text): the bodies left out as null. */
+const withoutBodies = (head: PostHead): Post => ({ ...head, draft: withBody(head.draft, null), published: head.published ? withBody(head.published, null) : null });
+
 function toHead(doc: PostDoc): PostHead {
   return {
     id: doc._id.toHexString(),
@@ -224,6 +227,8 @@ export interface ImportedPost {
   publishedAt: Date;
   hash: string;
 }
+
+export type AdminPostFilter = Partial<{ type: string; locale: string; state: PostState; translationGroupId: string; qPattern: string; ids: string[] }>;
 
 /** The posts as the admin side sees them: drafts, states and both snapshots. */
 export function postStore(db: Connection) {
@@ -327,12 +332,22 @@ export function postStore(db: Connection) {
       if (exceptId) filter._id = { $ne: new Types.ObjectId(exceptId) };
       return (await model.exists(scope.filter(workspaceId, filter))) !== null;
     },
-    /** Newest created first. */
-    async list(workspaceId: string, filter: { type?: string; locale?: string; state?: PostState }, request: PageRequest): Promise<{ items: Post[]; total: number }> {
+    /**
+     * Newest created first; `qPattern` (escaped) matches the draft title or slug, `ids` limits to those posts.
+     * `summary`: without bodies or a count, reading one post more than the page (`total` counts what was read).
+     */
+    async list(workspaceId: string, filter: AdminPostFilter, request: PageRequest, summary = false): Promise<{ items: Post[]; total: number }> {
       const query: Record<string, unknown> = {};
       if (filter.type) query.type = filter.type;
       if (filter.locale) query.locale = filter.locale;
       if (filter.state) query.state = filter.state;
+      if (filter.translationGroupId) query.translationGroupId = filter.translationGroupId;
+      if (filter.ids) query._id = { $in: filter.ids.filter(isObjectIdHex).map((id) => new Types.ObjectId(id)) };
+      if (filter.qPattern) query.$or = [{ title: { $regex: filter.qPattern, $options: 'i' } }, { slug: { $regex: filter.qPattern, $options: 'i' } }];
+      if (summary) {
+        const docs = await model.find(scope.filter(workspaceId, query)).sort({ _id: -1 }).skip(offsetOf(request)).limit(request.limit + 1).lean<PostDoc[]>();
+        return { items: docs.map((doc) => withoutBodies(toHead(doc))), total: offsetOf(request) + docs.length };
+      }
       const { docs, total } = await scope.page(workspaceId, query, { _id: -1 }, request);
       return { items: await withBodies(workspaceId, docs.map(toHead)), total };
     },

@@ -16,6 +16,8 @@ import {
   postListSchema,
   postChangesSchema,
   postParams,
+  previewRenderBody,
+  previewRenderSchema,
   previewTokenBody,
   previewTokenSchema,
   publicationBody,
@@ -30,6 +32,7 @@ import {
 import { createPost, deletePost, editDraft, getPost, listPostsAdmin, toAdminPost } from './posts.service.js';
 import { cancelSchedule, listSchedule, publishOrSchedule, toScheduleEntry, type PublicationOutcome } from './schedule.service.js';
 import { listChanges } from './post-changes.service.js';
+import { renderMarkdown } from './markdown.js';
 import { mintPreviewToken, previewPost, revokePreviewToken } from './preview.service.js';
 import { listPublicCategories, listPublicPosts, publicPostAnswer } from './public-posts.service.js';
 
@@ -137,16 +140,34 @@ export const postRoutes: RouteDef[] = [
     method: 'get',
     path: '/admin/workspaces/:wid/posts',
     summary: 'Posts with their state',
-    description: 'Drafts, published and unpublished posts, newest created first; filters `type`, `locale`, `state`; `page`, `limit` (at most 100, default 50).',
+    description: [
+      'Drafts, published and unpublished posts, newest created first; `page`, `limit` (at most 100, default 50). Each item carries `scheduled`, its pending scheduled publishes and unpublishes.',
+      'Filters (combined with AND): `type`, `locale`, `translationGroupId` (the locale variants of one post), `state` (`DRAFT`, `PUBLISHED`, `UNPUBLISHED`, or `SCHEDULED`: posts with a scheduled publish waiting, whatever their state), `q` (1 to 200 characters: a case-insensitive literal part of the draft title or slug).',
+      '`view=summary` (what a list screen needs, fast on any number of posts): the bodies are left out (`contentMarkdown` and `contentHtml` null, in `published` too), `hasUnpublishedChanges` is null (it needs them) and nothing is counted: `pageInfo.total` is the posts before this page plus those read, one more than the page holds when another page follows (`hasNext`).',
+    ].join('\n\n'),
     tags: adminTags,
     auth: 'member',
     params: widParams,
     query: adminPostsQuery,
-    responses: { 200: { description: 'A page of posts.', schema: adminPostListSchema } },
+    responses: { 200: { description: 'A page of posts.', schema: adminPostListSchema }, 400: 'Invalid query parameter.' },
     handle: async ({ deps, workspace, query }) => {
-      const { items, pageInfo } = await listPostsAdmin(deps, workspace, query);
-      return { body: { items: items.map(toAdminPost), pageInfo } };
+      const { items, summary, pageInfo } = await listPostsAdmin(deps, workspace, query);
+      const item = ({ post, scheduled }: (typeof items)[number]) => ({ ...toAdminPost(post), ...(summary ? { hasUnpublishedChanges: null } : {}), scheduled: scheduled.map(toScheduleEntry) });
+      return { body: { items: items.map(item), pageInfo } };
     },
+  }),
+  route({
+    method: 'post',
+    path: '/admin/workspaces/:wid/posts/preview-render',
+    summary: 'Render markdown as a post would be (live preview)',
+    description: `The HTML a draft with this \`contentMarkdown\` would get: the same renderer (GitHub-flavoured \`marked\`) and sanitizer (\`sanitize-html\`) as a save. Nothing is stored. At most 500,000 characters, as a post's markdown. ${EDITORS_ONLY}`,
+    tags: adminTags,
+    auth: 'member',
+    role: 'editor',
+    params: widParams,
+    body: previewRenderBody,
+    responses: { 200: { description: 'The sanitized HTML.', schema: previewRenderSchema }, 400: 'Invalid body.' },
+    handle: async ({ body }) => ({ body: { contentHtml: renderMarkdown(body.contentMarkdown) } }),
   }),
   route({
     method: 'post',

@@ -251,7 +251,10 @@ export const patchPostBody = z
 export const adminPostsQuery = z.object({
   type: typeSlugSchema.optional(),
   locale: localeSchema.optional(),
-  state: z.enum(['DRAFT', 'PUBLISHED', 'UNPUBLISHED']).optional(),
+  state: z.enum(['DRAFT', 'PUBLISHED', 'UNPUBLISHED', 'SCHEDULED']).optional(),
+  q: z.string().trim().min(1).max(200).optional(),
+  translationGroupId: z.string().min(1).max(100).optional(),
+  view: z.literal('summary', { message: 'the only supported value is "summary"' }).optional(),
   page: positiveIntParam.optional(),
   limit: positiveIntParam.optional(),
 });
@@ -280,7 +283,7 @@ export const adminPostSchema = contentSchema
     translationGroupId: z.string(),
     state: z.enum(['DRAFT', 'PUBLISHED', 'UNPUBLISHED']),
     publishedAt: z.string().nullable(),
-    hasUnpublishedChanges: z.boolean().describe('The draft differs from what was last published.'),
+    hasUnpublishedChanges: z.boolean().nullable().describe('The draft differs from what was last published; null in a list with `view=summary` (it needs the bodies).'),
     version: z.number().int().min(0).describe('Bumped by every change of the post (save, publish, unpublish); the `ETag` of its answers, for `If-Match`.'),
     published: contentSchema.nullable().describe('The snapshot `/external` serves while PUBLISHED.'),
     createdAt: z.string(),
@@ -288,4 +291,12 @@ export const adminPostSchema = contentSchema
   })
   .meta({ id: 'AdminPost' });
 
-export const adminPostListSchema = z.object({ items: z.array(adminPostSchema), pageInfo: pageInfoSchema });
+export const adminPostListItemSchema = adminPostSchema
+  .extend({ scheduled: z.array(scheduleEntrySchema).describe('Its pending scheduled publishes and unpublishes, soonest first.') })
+  .meta({ id: 'AdminPostListItem' });
+
+export const adminPostListSchema = z.object({ items: z.array(adminPostListItemSchema), pageInfo: pageInfoSchema });
+
+export const previewRenderBody = z.object({ contentMarkdown: inputText().max(500_000) });
+
+export const previewRenderSchema = z.object({ contentHtml: z.string().describe('The markdown rendered and sanitized exactly as a saved draft would be.') }).meta({ id: 'PreviewRender' });

@@ -3,12 +3,14 @@ import type { Deps } from '../deps.js';
 import { requireVersion } from '../shared/versions.js';
 import { fail, invalid, type FieldIssue } from '../shared/errors.js';
 import { pageInfoOf } from '../shared/paging.js';
+import { escapeRegex } from '../shared/text.js';
 import { findCategory } from '../categories/categories.service.js';
 import { type Workspace } from '../workspaces/workspaces.service.js';
 import { renderMarkdown, sanitizeContentHtml } from './markdown.js';
 import { BLOG, postTypeBySlug } from './post-types.service.js';
 import { postStore, type Post, type PostContent, type PostHead, type PostState } from './posts.model.js';
 import { publishedPostStore, type PublishedPost } from './published-posts.model.js';
+import { postScheduleStore } from './post-schedules.model.js';
 import { announceDeletion, hasUnpublishedChanges } from './publication.service.js';
 export type { Post, PostContent, PostHead, PostState } from './posts.model.js';
 export type { PublishedPost } from './published-posts.model.js';
@@ -105,14 +107,33 @@ export async function getPost(deps: Deps, workspace: Workspace, id: string): Pro
   return post;
 }
 
+export type AdminListState = PostState | 'SCHEDULED';
+
+/**
+ * A page of posts, newest created first, each with its pending scheduled changes. `SCHEDULED` lists the
+ * posts with a scheduled publish waiting, whatever their state; `q` is a literal part of the draft's title
+ * or slug, any case.
+ */
 export async function listPostsAdmin(
   deps: Deps,
   workspace: Workspace,
-  query: { type?: string; locale?: string; state?: PostState; page?: number; limit?: number },
+  query: { type?: string; locale?: string; state?: AdminListState; q?: string; translationGroupId?: string; view?: 'summary'; page?: number; limit?: number },
 ) {
   const request = { page: query.page ?? 1, limit: Math.min(query.limit ?? ADMIN_DEFAULT_PAGE_SIZE, ADMIN_MAX_PAGE_SIZE) };
-  const { items, total } = await postStore(deps.db).list(workspace.id, query, request);
-  return { items, pageInfo: pageInfoOf(request, total) };
+  const schedules = postScheduleStore(deps.db);
+  const { state, q, view, ...filter } = query;
+  const summary = view === 'summary';
+  const ids = state === 'SCHEDULED' ? (await schedules.pending(workspace.id)).filter((entry) => entry.action === 'publish').map((entry) => entry.postId) : undefined;
+  // A summary reads no bodies and counts nothing (each a scan on FerretDB): one post more says whether a next page exists.
+  const { items: found, total } = await postStore(deps.db).list(
+    workspace.id,
+    { ...filter, state: state === 'SCHEDULED' ? undefined : state, qPattern: q ? escapeRegex(q) : undefined, ids },
+    request,
+    summary,
+  );
+  const items = found.slice(0, request.limit);
+  const pending = items.length ? await schedules.pending(workspace.id, items.map((post) => post.id)) : [];
+  return { items: items.map((post) => ({ post, scheduled: pending.filter((entry) => entry.postId === post.id) })), summary, pageInfo: pageInfoOf(request, total) };
 }
 
 /**

@@ -29,6 +29,6 @@ export function consolePage(options: { scriptPath: string }): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Agent console</title><style>body{font-family:system-ui,sans-serif;margin:0;background:#f7f5f0;color:#1d2330}</style>
-<script src="${escapeHtml(options.scriptPath)}" defer></script></head>
+<script type="module" src="${escapeHtml(options.scriptPath)}"></script></head>
 <body><div id="console"><noscript><main><h1>Agent console</h1><p>The agent console needs JavaScript.</p></main></noscript></div></body></html>`;
 }

@@ -126,7 +126,7 @@ describe('caching', () => {
 describe('pages name hashed files', () => {
   test('/console and /docs reference the current hashed names and are cached briefly', async () => {
     const consolePage = await raw('/console');
-    expect(consolePage.body.toString()).toContain(`<script src="${hashed.console}" defer></script>`);
+    expect(consolePage.body.toString()).toContain(`<script type="module" src="${hashed.console}"></script>`);
     expect(consolePage.headers['cache-control']).toBe('public, max-age=300');
     const docs = await raw('/docs');
     expect(docs.body.toString()).toContain(`<script src="${hashed.bundle}"></script>`);

@@ -57,9 +57,13 @@ test('/console serves the agent console shell and its bundle', async () => {
   expect(res.status).toBe(200);
   const html = await res.text();
   expect(html).toContain('<title>Agent console</title>');
-  const script = html.match(/<script src="(\/console\/console\.[0-9a-f]{16}\.js)" defer><\/script>/)?.[1];
+  const script = html.match(/<script type="module" src="(\/console\/console\.[0-9a-f]{16}\.js)"><\/script>/)?.[1];
   expect(script).toBeDefined();
   const bundle = await fetch(`${node.url}${script}`);
   expect(bundle.status).toBe(200);
   expect(bundle.headers.get('content-type')).toMatch(/^application\/javascript/);
+  // An ES module split in chunks: every chunk it names (loaded at once or on demand) is served beside it.
+  const chunks = [...(await bundle.text()).matchAll(/"\.\/([a-z0-9-]+\.[0-9a-f]{16}\.js)"/g)].map((match) => match[1]);
+  expect(chunks.length).toBeGreaterThan(0);
+  for (const chunk of chunks) expect((await fetch(`${node.url}/console/${chunk}`)).status).toBe(200);
 });

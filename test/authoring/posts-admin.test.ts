@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { createWorkspace, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
+import type { HearthNode } from '../../src/app/node.js';
+import { contentAdmin, expectIssue } from '../content/content-helpers.js';
+import { memberWith } from '../team/support.js';
+
+// What the team app's authoring views need from the admin API: the posts list's search, state and group
+// filters with each post's pending schedule, and the editor's live preview rendered by the server.
+let node: HearthNode;
+beforeAll(async () => {
+  // A body may carry a whole post's markdown (500,000 characters): the field's bound is what is tested.
+  node = await startTestNode({ env: { BODY_LIMIT_KB: '2048' } });
+});
+afterAll(async () => {
+  await node.stop();
+});
+
+const list = async (ws: WorkspaceFixture, query: string, token = ws.token) => request(node.url, `/admin/workspaces/${ws.id}/posts?${query}`, { token });
+const slugsOf = async (ws: WorkspaceFixture, query: string) => {
+  const res = await list(ws, query);
+  expect(res.status).toBe(200);
+  return (res.body.items as { slug: string }[]).map((post) => post.slug);
+};
+
+test('q finds a literal part of the draft title or slug in any case; its bound is 200 characters', async () => {
+  const ws = await createWorkspace(node.url);
+  const admin = contentAdmin(node.url, ws);
+  await admin.createPost({ slug: 'easter-menu', title: 'Our Easter (menu)*' });
+  await admin.createPost({ slug: 'opening-hours', title: 'When we open' });
+  await admin.createPost({ slug: 'rye', title: 'Rye bread EASTER special' });
+  expect(await slugsOf(ws, 'q=easter')).toEqual(['rye', 'easter-menu']);
+  expect(await slugsOf(ws, `q=${encodeURIComponent('(MENU)*')}`)).toEqual(['easter-menu']);
+  expect(await slugsOf(ws, 'q=opening-h')).toEqual(['opening-hours']);
+  expect(await slugsOf(ws, 'q=.*')).toEqual([]);
+  expect((await list(ws, `q=${'x'.repeat(200)}`)).status).toBe(200);
+  expectIssue(await list(ws, `q=${'x'.repeat(201)}`), 'q');
+});
+
+test('SCHEDULED lists posts with a scheduled publish waiting; every item carries its pending changes', async () => {
+  const ws = await createWorkspace(node.url);
+  const admin = contentAdmin(node.url, ws);
+  const later = await admin.createPost({ slug: 'later', title: 'Later' });
+  const now = await admin.published({ slug: 'now', title: 'Now' });
+  // Real time: the scheduler's job waits for the real clock.
+  const at = new Date(Date.now() + 3_600_000).toISOString();
+  expect((await request(node.url, `/admin/workspaces/${ws.id}/posts/${later.id}/publish`, { token: ws.token, body: { at } })).status).toBe(202);
+  expect((await request(node.url, `/admin/workspaces/${ws.id}/posts/${now.id}/unpublish`, { token: ws.token, body: { at } })).status).toBe(202);
+
+  expect(await slugsOf(ws, 'state=SCHEDULED')).toEqual(['later']);
+  expect(await slugsOf(ws, 'state=PUBLISHED')).toEqual(['now']);
+  const items = (await list(ws, '')).body.items as { slug: string; state: string; scheduled: { action: string; at: string }[] }[];
+  expect(items.map(({ slug, state, scheduled }) => ({ slug, state, scheduled: scheduled.map((entry) => [entry.action, entry.at]) }))).toEqual([
+    { slug: 'now', state: 'PUBLISHED', scheduled: [['unpublish', at]] },
+    { slug: 'later', state: 'DRAFT', scheduled: [['publish', at]] },
+  ]);
+  expectIssue(await list(ws, 'state=LATER'), 'state');
+});
+
+test('translationGroupId lists the locale variants of one post', async () => {
+  const ws = await createWorkspace(node.url);
+  const admin = contentAdmin(node.url, ws);
+  const original = await admin.createPost({ slug: 'bread', title: 'Bread' });
+  await admin.createPost({ locale: 'de', slug: 'brot', title: 'Brot', translationOf: original.id });
+  await admin.createPost({ slug: 'cake', title: 'Cake' });
+  expect((await slugsOf(ws, `translationGroupId=${original.translationGroupId}`)).sort()).toEqual(['bread', 'brot']);
+});
+
+test('preview-render answers the HTML a save would store: the same renderer and sanitizer, nothing stored', async () => {
+  const ws = await createWorkspace(node.url);
+  const path = `/admin/workspaces/${ws.id}/posts/preview-render`;
+  const markdown = '# Easter\n\n**Hot** cross buns <script>alert(1)</script> [x](javascript:alert(2)) <img src=x onerror=alert(3)>';
+  const rendered = await request(node.url, path, { token: ws.token, body: { contentMarkdown: markdown } });
+  expect(rendered.status).toBe(200);
+  const saved = await contentAdmin(node.url, ws).createPost({ slug: 'same', title: 'Same', contentMarkdown: markdown });
+  expect(rendered.body).toEqual({ contentHtml: saved.contentHtml });
+  expect(rendered.body.contentHtml).toContain('<h1>Easter</h1>');
+  expect(rendered.body.contentHtml).not.toMatch(/script|javascript:|onerror/);
+
+  expect((await request(node.url, path, { token: ws.token, body: { contentMarkdown: 'x'.repeat(500_000) } })).status).toBe(200);
+  expectIssue(await request(node.url, path, { token: ws.token, body: { contentMarkdown: 'x'.repeat(500_001) } }), 'contentMarkdown');
+  expectIssue(await request(node.url, path, { token: ws.token, body: {} }), 'contentMarkdown');
+});
+
+test('an agent reads the list but may not render previews or write posts (403); an editor may', async () => {
+  const ws = await createWorkspace(node.url);
+  const agent = await memberWith(node.url, ws, 'agent');
+  const editor = await memberWith(node.url, ws, 'editor');
+  const render = (token: string) => request(node.url, `/admin/workspaces/${ws.id}/posts/preview-render`, { token, body: { contentMarkdown: 'Hi' } });
+  expect((await render(agent.token)).status).toBe(403);
+  expect((await render(editor.token)).body).toEqual({ contentHtml: '<p>Hi</p>\n' });
+  expect((await list(ws, '', agent.token)).status).toBe(200);
+  const write = await request(node.url, `/admin/workspaces/${ws.id}/posts`, { token: agent.token, body: { locale: 'en', slug: 'no', title: 'No' } });
+  expect([write.status, write.body.code]).toEqual([403, 'forbidden']);
+  // Another workspace's member gets nothing.
+  const other = await createWorkspace(node.url);
+  expect((await request(node.url, `/admin/workspaces/${other.id}/posts/preview-render`, { token: editor.token, body: { contentMarkdown: 'Hi' } })).status).toBe(404);
+});
+
+test('view=summary leaves the bodies out and counts nothing; hasNext is exact at the page boundary', async () => {
+  const ws = await createWorkspace(node.url);
+  const admin = contentAdmin(node.url, ws);
+  await admin.published({ slug: 'one', title: 'One', contentMarkdown: '# One' });
+  await admin.createPost({ slug: 'two', title: 'Two', contentMarkdown: '# Two' });
+  const full = (await list(ws, 'limit=2')).body;
+  const summary = (await list(ws, 'view=summary&limit=2')).body;
+  expect(summary.items.map((post: { id: string }) => post.id)).toEqual(full.items.map((post: { id: string }) => post.id));
+  for (const post of summary.items) expect([post.contentMarkdown, post.contentHtml, post.published?.contentHtml ?? null, post.hasUnpublishedChanges]).toEqual([null, null, null, null]);
+  expect(full.items[1]).toMatchObject({ contentMarkdown: '# One', hasUnpublishedChanges: false });
+  // Exactly a page: no next one. One more post: a next page, holding it alone.
+  expect(summary.pageInfo).toMatchObject({ page: 1, limit: 2, hasNext: false });
+  await admin.createPost({ slug: 'three', title: 'Three' });
+  expect((await list(ws, 'view=summary&limit=2')).body.pageInfo).toMatchObject({ page: 1, hasNext: true });
+  const second = (await list(ws, 'view=summary&limit=2&page=2')).body;
+  expect([second.items.map((post: { slug: string }) => post.slug), second.pageInfo.hasNext, second.pageInfo.hasPrev]).toEqual([['one'], false, true]);
+  expectIssue(await list(ws, 'view=full'), 'view');
+});
