@@ -1,0 +1,110 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Response } from 'express';
+import type { Logger } from 'pino';
+import type { WindowCount } from '../db/counters.js';
+import type { CachedAnswer } from '../cache/content-cache.js';
+import type { RouteDef } from './route.js';
+import { etagNamedBy } from './conditional-get.js';
+import { EXTERNAL_CORS_HEADERS, VARY_BY_CREDENTIAL } from './middleware.js';
+import { rateLimitHeaders, rateLimitValues } from './rate-limit.js';
+import { exchangeOf, logWhenDone, startExchange, type Exchange, type RequestIds } from './request-log.js';
+import { responseRecorder } from './recorder.js';
+
+/**
+ * A node's one response writer: every request's id and log line, the recording of every answer for the
+ * contract replay, and the writing of kept answers (the content cache's bytes). A kept answer leaves by
+ * `kept` whether the fast path found it before Express parsed anything or the Express mount found, shared or
+ * just built it: same status, headers in the same order, ETag and 304, log line and recording.
+ */
+export interface AnswerWriter {
+  /**
+   * Starts an exchange: its request id (`X-Request-Id`, set now when `setIdHeader`, else written with the
+   * answer) and its log line, written when the answer is done.
+   */
+  open(req: IncomingMessage, res: ServerResponse, options: { setIdHeader: boolean; arrivedAt?: number }): Exchange;
+  /** Records what Express answers for `def` (handlers' replies and errors), once it is finished. */
+  watch(def: RouteDef, req: IncomingMessage, res: Response): void;
+  /**
+   * Writes a kept answer of `def` (a `cache: 'published'` GET of `/external`) to a counted request: 200, or
+   * 304 when `If-None-Match` names its ETag. A request no exchange was opened for (the fast path's) gets one
+   * now, timed from `arrivedAt`.
+   */
+  kept(req: IncomingMessage, res: ServerResponse, def: RouteDef, answer: CachedAnswer, counted: WindowCount, arrivedAt?: number): void;
+}
+
+interface Tails {
+  full: string[];
+  notModified: string[];
+}
+
+export function answerWriter({ logger, redact, requestIdOf, rateLimit, recordDir }: {
+  logger: Logger;
+  /** The route table's URL redaction, applied as the request arrives. */
+  redact: (method: string, url: string) => string;
+  requestIdOf: RequestIds;
+  rateLimit: number;
+  /** Where answers are recorded for the contract replay (tests only); unset in production. */
+  recordDir: string | undefined;
+}): AnswerWriter {
+  const record = responseRecorder(recordDir);
+  /**
+   * The head of every kept answer: the id, the fixed CORS and Vary headers, the three a request's count
+   * fills in (at `REMAINING_AT`, `RESET_AT`), then the answer's own, which are built once per answer (`tailsOf`).
+   */
+  const head: string[] = ['X-Request-Id', ''];
+  for (const [name, value] of EXTERNAL_CORS_HEADERS) head.push(name, value);
+  head.push('Vary', VARY_BY_CREDENTIAL, ...rateLimitHeaders(rateLimit, { count: 0, resetInMs: 0 }));
+  const REMAINING_AT = head.length - 3;
+  const RESET_AT = head.length - 1;
+  const tails = new WeakMap<CachedAnswer, Tails>();
+  const tailsOf = (answer: CachedAnswer): Tails => {
+    let found = tails.get(answer);
+    if (!found) {
+      const notModified = Object.entries(answer.headers).flat();
+      // A non-JSON answer (feeds, sitemap) keeps the content type it was made with.
+      const contentType = answer.headers['Content-Type'] === undefined ? ['Content-Type', 'application/json; charset=utf-8'] : [];
+      found = { notModified, full: [...notModified, ...contentType, 'Content-Length', String(answer.bytes.length)] };
+      tails.set(answer, found);
+    }
+    return found;
+  };
+
+  const open: AnswerWriter['open'] = (req, res, { setIdHeader, arrivedAt }) => {
+    const startedAt = arrivedAt ?? Date.now();
+    const id = requestIdOf(req);
+    const exchange = startExchange(req, { id, method: req.method, url: redact(req.method ?? '', req.url ?? '') });
+    if (setIdHeader) res.setHeader('X-Request-Id', id);
+    if (logger.isLevelEnabled('info') || (setIdHeader && logger.isLevelEnabled('error'))) logWhenDone(logger, req, res, exchange.logged, startedAt);
+    return exchange;
+  };
+
+  return {
+    open,
+    watch(def, req, res) {
+      const url = exchangeOf(req)?.logged.url ?? redact(req.method ?? '', req.url ?? '');
+      record?.watch(def, url, res);
+    },
+    kept(req, res, def, answer, counted, arrivedAt) {
+      const exchange = exchangeOf(req) ?? open(req, res, { setIdHeader: false, arrivedAt });
+      const notModified = answer.headers.ETag !== undefined && etagNamedBy(headerOf(req, 'if-none-match'), answer.headers.ETag);
+      const tail = tailsOf(answer);
+      const headers = head.concat(notModified ? tail.notModified : tail.full);
+      const { remaining, resetSeconds } = rateLimitValues(rateLimit, counted);
+      headers[1] = exchange.logged.id;
+      headers[REMAINING_AT] = remaining;
+      headers[RESET_AT] = String(resetSeconds);
+      // Headers set earlier (the Express path's middlewares) are replaced by these, in this order.
+      for (const name of res.getHeaderNames()) res.removeHeader(name);
+      res.writeHead(notModified ? 304 : 200, headers);
+      if (notModified) res.end();
+      else res.end(answer.bytes);
+      // The body is recorded when it is JSON (feeds and the sitemap keep their own type).
+      record?.kept(def, exchange.logged.url, res, notModified ? 304 : 200, notModified || answer.headers['Content-Type'] !== undefined ? undefined : answer.bytes);
+    },
+  };
+}
+
+function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
