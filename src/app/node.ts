@@ -35,7 +35,7 @@ export interface NodeOptions {
   /** Job polling interval; tests shorten it. */
   jobsProcessEvery?: number;
   app?: AppOptions;
-  /** Answer warm published-content hits before Express (default on; tests compare with it off). */
+  /** Serve warm published-content hits before Express parses them (default on; off, Express serves them through the same writer). */
   fastPath?: boolean;
 }
 
