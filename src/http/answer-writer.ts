@@ -21,15 +21,21 @@ export interface AnswerWriter {
    * Starts an exchange: its request id (`X-Request-Id`, set now when `setIdHeader`, else written with the
    * answer) and its log line, written when the answer is done.
    */
-  open(req: IncomingMessage, res: ServerResponse, options: { setIdHeader: boolean; arrivedAt?: number }): Exchange;
+  open(req: IncomingMessage, res: ServerResponse, options: { setIdHeader: boolean } & Partial<Early>): Exchange;
   /** Records what Express answers for `def` (handlers' replies and errors), once it is finished. */
   watch(def: RouteDef, req: IncomingMessage, res: Response): void;
   /**
    * Writes a kept answer of `def` (a `cache: 'published'` GET of `/external`) to a counted request: 200, or
    * 304 when `If-None-Match` names its ETag. A request no exchange was opened for (the fast path's) gets one
-   * now, timed from `arrivedAt`.
+   * now, as `early` describes it.
    */
-  kept(req: IncomingMessage, res: ServerResponse, def: RouteDef, answer: CachedAnswer, counted: WindowCount, arrivedAt?: number): void;
+  kept(req: IncomingMessage, res: ServerResponse, def: RouteDef, answer: CachedAnswer, counted: WindowCount, early?: Early): void;
+}
+
+/** A request the fast path answers: when it arrived, and its URL as logged (`RouteTable.redact`), which the fast path keeps per URL. */
+export interface Early {
+  arrivedAt: number;
+  url: string;
 }
 
 interface Tails {
@@ -69,10 +75,10 @@ export function answerWriter({ logger, redact, requestIdOf, rateLimit, recordDir
     return found;
   };
 
-  const open: AnswerWriter['open'] = (req, res, { setIdHeader, arrivedAt }) => {
+  const open: AnswerWriter['open'] = (req, res, { setIdHeader, arrivedAt, url }) => {
     const startedAt = arrivedAt ?? Date.now();
     const id = requestIdOf(req);
-    const exchange = startExchange(req, { id, method: req.method, url: redact(req.method ?? '', req.url ?? '') });
+    const exchange = startExchange(req, { id, method: req.method, url: url ?? redact(req.method ?? '', req.url ?? '') });
     if (setIdHeader) res.setHeader('X-Request-Id', id);
     if (logger.isLevelEnabled('info') || (setIdHeader && logger.isLevelEnabled('error'))) logWhenDone(logger, req, res, exchange.logged, startedAt);
     return exchange;
@@ -84,8 +90,8 @@ export function answerWriter({ logger, redact, requestIdOf, rateLimit, recordDir
       const url = exchangeOf(req)?.logged.url ?? redact(req.method ?? '', req.url ?? '');
       record?.watch(def, url, res);
     },
-    kept(req, res, def, answer, counted, arrivedAt) {
-      const exchange = exchangeOf(req) ?? open(req, res, { setIdHeader: false, arrivedAt });
+    kept(req, res, def, answer, counted, early) {
+      const exchange = exchangeOf(req) ?? open(req, res, { setIdHeader: false, ...early });
       const notModified = answer.headers.ETag !== undefined && etagNamedBy(headerOf(req, 'if-none-match'), answer.headers.ETag);
       const tail = tailsOf(answer);
       const headers = head.concat(notModified ? tail.notModified : tail.full);

@@ -15,6 +15,8 @@ interface Matched {
   request: string;
   /** The cache key last built for this URL, and its workspace: one workspace's clients repeat a URL. */
   last?: { workspaceId: string; cacheKey: string };
+  /** The URL as the request log and the recording show it (secrets redacted), once it was answered here. */
+  logged?: string;
 }
 
 /** A request this path may answer once counted: its match, its credential's rate subject and throttle, its workspace. */
@@ -84,7 +86,7 @@ export function fastPath(
   const respond = (req: IncomingMessage, res: ServerResponse, { matched, workspaceId }: Admitted, counted: WindowCount, arrivedAt: number): boolean => {
     const hit = counted.count > limit ? undefined : deps.cache.content.hitOnly(cacheKeyOf(matched, workspaceId));
     if (!hit) return false;
-    writer.kept(req, res, matched.def, hit, counted, arrivedAt);
+    writer.kept(req, res, matched.def, hit, counted, { arrivedAt, url: (matched.logged ??= table.redact('GET', req.url ?? '')) });
     return true;
   };
 
