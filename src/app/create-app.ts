@@ -45,7 +45,7 @@ export function createApp(deps: Deps, pipeline: HttpPipeline, options: AppOption
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   app.use((req, res, next) => {
-    pipeline.writer.open(req, res, { setIdHeader: true });
+    pipeline.writer.open(req, res);
     next();
   });
   app.use('/external', externalCors);

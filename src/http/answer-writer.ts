@@ -17,17 +17,14 @@ import { responseRecorder } from './recorder.js';
  * just built it: same status, headers in the same order, ETag and 304, log line and recording.
  */
 export interface AnswerWriter {
-  /**
-   * Starts an exchange: its request id (`X-Request-Id`, set now when `setIdHeader`, else written with the
-   * answer) and its log line, written when the answer is done.
-   */
-  open(req: IncomingMessage, res: ServerResponse, options: { setIdHeader: boolean } & Partial<Early>): Exchange;
+  /** Starts an exchange on the Express path: its request id (`X-Request-Id`, set now) and its log line, written when the answer is done. */
+  open(req: IncomingMessage, res: ServerResponse): Exchange;
   /** Records what Express answers for `def` (handlers' replies and errors), once it is finished. */
   watch(def: RouteDef, req: IncomingMessage, res: Response): void;
   /**
    * Writes a kept answer of `def` (a `cache: 'published'` GET of `/external`) to a counted request: 200, or
-   * 304 when `If-None-Match` names its ETag. A request no exchange was opened for (the fast path's) gets one
-   * now, as `early` describes it.
+   * 304 when `If-None-Match` names its ETag. A request no exchange was opened for (the fast path's) gets its
+   * id and log line now, as `early` describes it.
    */
   kept(req: IncomingMessage, res: ServerResponse, def: RouteDef, answer: CachedAnswer, counted: WindowCount, early?: Early): void;
 }
@@ -75,37 +72,39 @@ export function answerWriter({ logger, redact, requestIdOf, rateLimit, recordDir
     return found;
   };
 
-  const open: AnswerWriter['open'] = (req, res, { setIdHeader, arrivedAt, url }) => {
-    const startedAt = arrivedAt ?? Date.now();
-    const id = requestIdOf(req);
-    const exchange = startExchange(req, { id, method: req.method, url: url ?? redact(req.method ?? '', req.url ?? '') });
-    if (setIdHeader) res.setHeader('X-Request-Id', id);
-    if (logger.isLevelEnabled('info') || (setIdHeader && logger.isLevelEnabled('error'))) logWhenDone(logger, req, res, exchange.logged, startedAt);
-    return exchange;
-  };
-
   return {
-    open,
+    open(req, res) {
+      const startedAt = Date.now();
+      const id = requestIdOf(req);
+      const exchange = startExchange(req, { id, method: req.method, url: redact(req.method ?? '', req.url ?? '') });
+      res.setHeader('X-Request-Id', id);
+      if (logger.isLevelEnabled('error')) logWhenDone(logger, req, res, exchange.logged, startedAt);
+      return exchange;
+    },
     watch(def, req, res) {
       const url = exchangeOf(req)?.logged.url ?? redact(req.method ?? '', req.url ?? '');
       record?.watch(def, url, res);
     },
     kept(req, res, def, answer, counted, early) {
-      const exchange = exchangeOf(req) ?? open(req, res, { setIdHeader: false, ...early });
+      // The Express path opened its exchange on arrival; a request the fast path answers gets its id and log
+      // line here, without an exchange kept on it (nothing reads one after this).
+      const exchange = exchangeOf(req);
+      const logged = exchange?.logged ?? { id: requestIdOf(req), method: req.method, url: early?.url ?? redact(req.method ?? '', req.url ?? '') };
+      if (!exchange && logger.isLevelEnabled('info')) logWhenDone(logger, req, res, logged, early?.arrivedAt ?? Date.now());
       const notModified = answer.headers.ETag !== undefined && etagNamedBy(headerOf(req, 'if-none-match'), answer.headers.ETag);
       const tail = tailsOf(answer);
       const headers = head.concat(notModified ? tail.notModified : tail.full);
       const { remaining, resetSeconds } = rateLimitValues(rateLimit, counted);
-      headers[1] = exchange.logged.id;
+      headers[1] = logged.id;
       headers[REMAINING_AT] = remaining;
       headers[RESET_AT] = String(resetSeconds);
       // Headers set earlier (the Express path's middlewares) are replaced by these, in this order.
-      for (const name of res.getHeaderNames()) res.removeHeader(name);
+      if (exchange) for (const name of res.getHeaderNames()) res.removeHeader(name);
       res.writeHead(notModified ? 304 : 200, headers);
       if (notModified) res.end();
       else res.end(answer.bytes);
       // The body is recorded when it is JSON (feeds and the sitemap keep their own type).
-      record?.kept(def, exchange.logged.url, res, notModified ? 304 : 200, notModified || answer.headers['Content-Type'] !== undefined ? undefined : answer.bytes);
+      record?.kept(def, logged.url, res, notModified ? 304 : 200, notModified || answer.headers['Content-Type'] !== undefined ? undefined : answer.bytes);
     },
   };
 }
