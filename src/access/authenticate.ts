@@ -1,7 +1,6 @@
 import type { Request } from 'express';
 import type { Deps } from '../deps.js';
-import type { Authentication, Authenticator, AuthMode, RouteDef } from '../http/route.js';
-import type { MemoAuthentication, MemoAuthenticator } from '../http/fast-path.js';
+import type { Authentication, AuthMode, MemoAuthentication, NodeAuthenticator, RawCredentials, RouteDef } from '../http/route.js';
 import { sha256Hex } from '../shared/crypto.js';
 import { fail } from '../shared/errors.js';
 import { credentialKindOf, resolveKey, type CredentialKind } from '../credentials/credentials.service.js';
@@ -147,13 +146,21 @@ function bearerToken(req: Request): string {
 }
 
 /**
- * A node's authenticator: resolves the credential a route declares (its `auth` mode) into the handler's
- * principal, once per request, and names what the request is rate limited by: the credential it presented.
- * It keeps the keys it found unknown lately (see `UNKNOWN_LATELY_MS`).
+ * A node's one auth resolution: `resolve` turns the credential a route declares (its `auth` mode) into the
+ * handler's principal, once per request, and names what the request is rate limited by: the credential it
+ * presented. It keeps the keys it found unknown lately (see `UNKNOWN_LATELY_MS`). `fromMemory` is the same
+ * resolution from remembered answers only, for the fast path (`authenticateFromMemo`); it keeps the last key
+ * each connection sent: a kept-alive client sends one key on every request, so it is hashed once per
+ * connection, and the answer is reused while the memo holds the very same resolution (a rotation or
+ * workspace change replaces or drops that).
  */
-export function requestAuthenticator(deps: Deps): Authenticator {
+export function nodeAuthenticator(deps: Deps): NodeAuthenticator {
   const unknown = unknownLately(deps);
-  return (_deps, def, req) => authenticate(deps, def, req, unknown);
+  const lastKeyOf = new WeakMap<object, LastKey>();
+  return {
+    resolve: (_deps, def, req) => authenticate(deps, def, req, unknown),
+    fromMemory: (def, raw) => authenticateFromMemo(deps, def, raw, lastKeyOf),
+  };
 }
 
 async function authenticate(deps: Deps, def: RouteDef, req: Request, unknown: ByteLru<true>): Promise<Authentication> {
@@ -183,15 +190,6 @@ async function authenticate(deps: Deps, def: RouteDef, req: Request, unknown: By
   }
 }
 
-/** What the fast path sees of a request: its headers, parsed query, client address and connection. */
-export interface RawCredentials {
-  header(name: string): string | undefined;
-  query: Record<string, unknown>;
-  ip: string | undefined;
-  /** The request's connection (its socket): what one connection resolved last is kept with it. */
-  connection: object;
-}
-
 type RememberedKey = { kind: CredentialKind; workspace: KeyPrincipal['workspace'] };
 
 /** What a connection sent last: its key, the key's memo key, and the answer that resolved to. */
@@ -200,17 +198,6 @@ interface LastKey {
   memoKey: string;
   resolved?: RememberedKey;
   answer?: MemoAuthentication;
-}
-
-/**
- * A node's authenticator from memory (`authenticateFromMemo`). It keeps the last key each connection sent:
- * a kept-alive client sends one key on every request, so it is hashed once per connection, and the answer
- * is reused while the memo holds the very same resolution (a rotation or workspace change replaces or
- * drops that).
- */
-export function memoAuthenticator(): MemoAuthenticator {
-  const lastKeyOf = new WeakMap<object, LastKey>();
-  return (deps, def, raw) => authenticateFromMemo(deps, def, raw, lastKeyOf);
 }
 
 /**

@@ -10,7 +10,7 @@ import { attachDocumentLocks } from '../db/document-locks.js';
 import { EventBus } from '../events/events.js';
 import { Caches } from '../cache/caches.js';
 import { AVAILABILITY_HORIZON_MS } from '../appointments/availability.service.js';
-import { createApp, type AppOptions } from './create-app.js';
+import { createApp, httpPipeline, type AppOptions } from './create-app.js';
 import { createJobQueue } from '../jobs/jobs.js';
 import { registerJobs } from './jobs.js';
 import { registerListeners } from './listeners.js';
@@ -27,8 +27,6 @@ import { allRoutes } from './routes.js';
 import { fastPath } from '../http/fast-path.js';
 import { answerClientError } from '../http/errors.js';
 import { capConnectionsPerAddress } from '../http/connection-limits.js';
-import { requestIds, urlRedactor } from '../http/request-log.js';
-import { memoAuthenticator } from '../access/authenticate.js';
 import { openObjectStorage } from '../db/open-object-storage.js';
 import { ByteLru } from '../cache/lru.js';
 
@@ -39,7 +37,7 @@ export interface NodeOptions {
   /** Job polling interval; tests shorten it. */
   jobsProcessEvery?: number;
   app?: AppOptions;
-  /** Answer warm published-content hits before Express (default on; tests compare with it off). */
+  /** Serve warm published-content hits before Express parses them (default on; off, Express serves them through the same writer). */
   fastPath?: boolean;
 }
 
@@ -142,10 +140,8 @@ export async function createNode(options: NodeOptions): Promise<HearthNode> {
   const { deps } = wiring;
   const { realtime, jobs } = deps;
 
-  const requestIdOf = requestIds();
-  const app = createApp(deps, { extras: pageExtras, ...options.app, requestIdOf });
-  const routes = options.app?.routes ?? allRoutes;
-  const fastPathOptions = { authenticate: memoAuthenticator(), redact: urlRedactor(routes), requestIdOf };
+  const pipeline = httpPipeline(deps, options.app?.routes ?? allRoutes);
+  const app = createApp(deps, pipeline, { extras: pageExtras, ...options.app });
   const server = createServer(
     {
       // Node refuses a headers timeout longer than the request's, which bounds the headers anyway.
@@ -154,7 +150,7 @@ export async function createNode(options: NodeOptions): Promise<HearthNode> {
       // Node checks both timeouts on this period (30 s by default, which would let a trickle outlive them).
       connectionsCheckingInterval: Math.min(1000, config.HTTP_HEADERS_TIMEOUT_SECONDS * 500),
     },
-    options.fastPath !== false ? fastPath(deps, routes, fastPathOptions, app) : app,
+    options.fastPath !== false ? fastPath(deps, pipeline, app) : app,
   );
   server.on('clientError', answerClientError);
   capConnectionsPerAddress(server, config.MAX_CONNECTIONS_PER_ADDRESS);

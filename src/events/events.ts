@@ -135,6 +135,8 @@ export function isContentEvent(event: Fact): event is ContentEvent {
  */
 export type LiveChatFact =
   | { event: 'chat.message'; workspaceId: string; conversationId: string; message: ChatMessage; agentName?: string }
+  /** The same message once its conversation summary is written too (which fills the visitor's name and e-mail). */
+  | { event: 'chat.message.stored'; workspaceId: string; conversationId: string; message: ChatMessage }
   | { event: 'chat.read'; workspaceId: string; read: ReadChanged }
   | { event: 'chat.assigned'; workspaceId: string; assignment: AssignmentChanged }
   | { event: 'chat.status'; workspaceId: string; conversationId: string; status: ConversationStatus }

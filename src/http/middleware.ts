@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { AppError, fail } from '../shared/errors.js';
 import { sendError, toAppError } from './errors.js';
+import { exchangeOf } from './request-log.js';
 
 const EXTERNAL_ALLOWED_HEADERS = 'Content-Type, X-Api-Key, X-Publishable-Key';
 const EXPOSED_HEADERS = 'ETag, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Request-Id';
@@ -41,8 +42,9 @@ export function errorHandler(logger: Logger, bodyLimitKb: number) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
     let appError = toAppError(error, bodyLimitKb);
     if (!appError) {
-      const requestId = typeof req.id === 'string' || typeof req.id === 'number' ? String(req.id) : '';
-      (req.log ?? logger).error({ err: error, requestId }, 'unhandled error');
+      const exchange = exchangeOf(req);
+      const requestId = exchange?.logged.id ?? '';
+      logger.error({ req: exchange?.logged, err: error, requestId }, 'unhandled error');
       appError = new AppError('internal_error', `Something went wrong on our side (request ${requestId}).`);
     }
     if (res.headersSent) return;

@@ -1,13 +1,13 @@
-import type { Express, Request, Response } from 'express';
+import type { Express, Response } from 'express';
 import type { ZodType } from 'zod';
 import type { Deps } from '../deps.js';
 import { AppError, invalid, issuesFromZod } from '../shared/errors.js';
-import { secretParamsOf, type Authenticator, type Reply, type RouteDef } from './route.js';
-import { responseRecorder, SENT_JSON_BYTES } from './recorder.js';
-import { ifNoneMatchNames } from './conditional-get.js';
+import type { NodeAuthenticator, Reply, RouteDef } from './route.js';
+import { SENT_JSON_BYTES } from './recorder.js';
 import { ContentCache, type CachedAnswer } from '../cache/caches.js';
 import { enforceRateLimit } from './rate-limit.js';
-import { redactQuery } from './request-log.js';
+import type { RouteTable } from './route-table.js';
+import type { AnswerWriter } from './answer-writer.js';
 
 function parse<T>(schema: ZodType<T> | undefined, value: unknown, where: string): T {
   if (!schema) return value as T;
@@ -32,21 +32,6 @@ function sendJsonBytes(res: Response, status: number, json: Buffer): void {
   res.status(status).send(json);
 }
 
-/**
- * Sends a kept answer as Express would have sent its JSON (same bytes, headers and `res.send` path), or
- * the bodiless 304 its ETag earns, without serializing anything.
- */
-function sendCached(req: Request, res: Response, answer: CachedAnswer): void {
-  for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
-  if (answer.headers.ETag && ifNoneMatchNames(req, answer.headers.ETag)) {
-    res.status(304).end();
-    return;
-  }
-  // A non-JSON answer (feeds, sitemap) keeps the content type it was made with.
-  if (answer.headers['Content-Type']) res.status(200).send(answer.bytes);
-  else sendJsonBytes(res, 200, answer.bytes);
-}
-
 /** The cache key of a `cache: 'published'` route: workspace, route, validated params and query (defaults applied). */
 function cacheKeyOf(def: RouteDef, context: object, params: unknown, query: unknown): { workspaceId: string; key: string } | undefined {
   const workspaceId = (context as { workspace?: { id: string } | null }).workspace?.id;
@@ -63,43 +48,36 @@ export function cacheKeyFor(workspaceId: string, def: RouteDef, request: string)
   return ContentCache.key(workspaceId, `${def.method} ${def.path}`, request);
 }
 
-/** The URL as logs and recordings show it: the route's secret path parameters and key-bearing query values hidden. */
-function redactedUrl(def: RouteDef, req: Request): string {
-  const secrets = secretParamsOf(def);
-  const path = def.path.replace(/:(\w+)/g, (_, name: string) => (secrets.includes(name) ? '[redacted]' : encodeURIComponent(String(req.params[name] ?? ''))));
-  const query = req.originalUrl.indexOf('?');
-  return path + (query >= 0 ? redactQuery(req.originalUrl.slice(query)) : '');
-}
-
 /**
- * Registers every declared route: authenticate (the injected `authenticate` resolves the declared auth
- * mode), rate limit by the credential it resolved, validate, call the handler, send its reply. Routes
- * declared `cache: 'published'` are answered from the content cache when it holds the answer; otherwise
- * their 200 answer is serialized once, kept and sent as those bytes.
+ * Registers every route of the table: authenticate (the node's one auth resolution of the declared mode),
+ * rate limit by the credential it resolved, validate, call the handler, send its reply. Routes declared
+ * `cache: 'published'` are answered from the content cache when it holds the answer; otherwise their 200
+ * answer is serialized once and kept. A kept answer, found or just built, leaves through the writer
+ * (`AnswerWriter.kept`), as the fast path's do.
  */
-export function mountRoutes(app: Express, deps: Deps, routes: RouteDef[], authenticate: Authenticator): void {
-  const record = responseRecorder(deps.config.RECORD_RESPONSES_DIR);
-  for (const def of routes) {
-    app[def.method](def.path, async (req: Request, res: Response) => {
-      const url = redactedUrl(def, req);
-      record?.watch(def, url, res);
-      const auth = await authenticate(deps, def, req);
-      if (auth.rateSubject) await enforceRateLimit(deps, auth.rateSubject, res);
+export function mountRoutes(app: Express, deps: Deps, { table, auth: authenticator, writer }: { table: RouteTable; auth: NodeAuthenticator; writer: AnswerWriter }): void {
+  for (const def of table.routes) {
+    app[def.method](def.path, async (req, res) => {
+      writer.watch(def, req, res);
+      const auth = await authenticator.resolve(deps, def, req);
+      const counted = auth.rateSubject ? await enforceRateLimit(deps, auth.rateSubject, res) : undefined;
       const params = parse(def.params, req.params, 'path parameters');
       const query = parse(def.query, { ...(req.query as object) }, 'query parameters');
       const body = parse(def.body, req.body ?? {}, 'body');
-      const cacheable = def.bypassCache?.(query) ? undefined : cacheKeyOf(def, auth.context, params, query);
+      // Cached routes authenticate by key, so their requests are counted: only a counted request is cacheable.
+      const cacheable = counted && !def.bypassCache?.(query) ? cacheKeyOf(def, auth.context, params, query) : undefined;
+      const sendCached = (answer: CachedAnswer) => writer.kept(req, res, def, answer, counted!);
       const cache = deps.cache.content;
       const lookup = cacheable ? cache.lookup(cacheable.key) : undefined;
-      if (lookup && 'hit' in lookup) return sendCached(req, res, lookup.hit);
+      if (lookup && 'hit' in lookup) return sendCached(lookup.hit);
       const build = cacheable && lookup ? { ...cacheable, token: lookup.token } : undefined;
       // Another request is building this very answer: it is shared rather than built again, and meanwhile
       // the answer a republish replaced, within its grace, is given at once. (No await unless there is a
       // build: between this look and `building` below no other request may slip in.)
       const running = build && cache.joinBuild(build.key, build.token);
-      if (running && lookup && 'stale' in lookup && lookup.stale) return sendCached(req, res, lookup.stale);
+      if (running && lookup && 'stale' in lookup && lookup.stale) return sendCached(lookup.stale);
       const shared = running ? await running : undefined;
-      if (shared) return sendCached(req, res, shared);
+      if (shared) return sendCached(shared);
       let share: (answer: CachedAnswer | undefined) => void = () => {};
       if (build) cache.building(build.key, build.token, new Promise((resolve) => (share = resolve)));
       try {
@@ -113,7 +91,7 @@ export function mountRoutes(app: Express, deps: Deps, routes: RouteDef[], authen
           const answer = { bytes, headers: reply.headers ?? {} };
           cache.store(build.workspaceId, build.key, answer, build.token, reply.dependsOn);
           share(answer);
-          return sendCached(req, res, answer);
+          return sendCached(answer);
         }
         send(res, reply);
       } finally {

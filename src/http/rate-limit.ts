@@ -9,7 +9,7 @@ import { fail } from '../shared/errors.js';
  * so all nodes share it (a busy subject's counts are taken a few ahead, see `RedisCounters`: its limit
  * may bite that many requests early, never late). Sets the RateLimit headers on every answer, 429 included.
  */
-export async function enforceRateLimit(deps: Deps, subject: string, res: Response): Promise<void> {
+export async function enforceRateLimit(deps: Deps, subject: string, res: Response): Promise<WindowCount> {
   const limit = deps.config.RATE_LIMIT_PER_MINUTE;
   const counted = takeRateCount(res.req) ?? (await countRequest(deps, subject));
   const { remaining, resetSeconds } = rateLimitValues(limit, counted);
@@ -17,6 +17,7 @@ export async function enforceRateLimit(deps: Deps, subject: string, res: Respons
   res.setHeader('RateLimit-Remaining', remaining);
   res.setHeader('RateLimit-Reset', String(resetSeconds));
   if (counted.count > limit) throw fail('rate_limited', undefined, { retryAfterSeconds: resetSeconds });
+  return counted;
 }
 
 const COUNTED = Symbol('hearth.rateCounted');

@@ -1,5 +1,6 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ServerResponse } from 'node:http';
 import type { Response } from 'express';
 import type { RouteDef } from './route.js';
 
@@ -18,17 +19,21 @@ export interface RecordedAnswer {
   url: string;
 }
 
+/** Set on a response whose answer the writer recorded itself (a kept answer), so `watch` does not again. */
+const RECORDED = Symbol('hearth.recorded');
+type Marked = ServerResponse & { [RECORDED]?: true };
+
 /**
  * Records the answers of declared routes as JSON lines, one file per process, when `RECORD_RESPONSES_DIR`
- * is set (the test run sets it; production never does), on both ways an answer leaves: through Express
- * (`watch`), and as kept bytes straight from the node's request event (`sent`, the fast path). Error
- * answers are recorded too: they are sent by the error handler, so the body is taken at `res.json`.
+ * is set (the test run sets it; production never does). The response writer (`answer-writer.ts`) calls it
+ * for every answer: a kept answer as the bytes it writes (`kept`), anything else Express sends (`watch`).
+ * Error answers are recorded too: they are sent by the error handler, so the body is taken at `res.json`.
  */
 export interface ResponseRecorder {
-  /** Records what Express sends for `def` on `res`, once it is finished. */
+  /** Records what Express sends for `def` on `res`, once it is finished (unless `kept` recorded it). */
   watch(def: RouteDef, redactedUrl: string, res: Response): void;
-  /** Records an answer sent as bytes outside Express; `json` when those bytes are the JSON body. */
-  sent(def: RouteDef, redactedUrl: string, status: number, json?: Buffer): void;
+  /** Records a kept answer written as bytes on `res`; `json` when those bytes are the JSON body. */
+  kept(def: RouteDef, redactedUrl: string, res: ServerResponse, status: number, json?: Buffer): void;
 }
 
 /** The run's recorder, or undefined when answers are not recorded. */
@@ -56,7 +61,10 @@ export function responseRecorder(dir: string | undefined): ResponseRecorder | un
     append(answer);
   };
   return {
-    sent,
+    kept(def, url, res, status, json) {
+      (res as Marked)[RECORDED] = true;
+      sent(def, url, status, json);
+    },
     watch(def, url, res) {
       let body: unknown;
       let sentJson = false;
@@ -67,6 +75,7 @@ export function responseRecorder(dir: string | undefined): ResponseRecorder | un
         return json(value);
       };
       res.once('finish', () => {
+        if ((res as Marked)[RECORDED]) return;
         if (!sentJson) return sent(def, url, res.statusCode, Buffer.isBuffer(res.locals[SENT_JSON_BYTES]) ? (res.locals[SENT_JSON_BYTES]) : undefined);
         append({ method: def.method, path: def.path, status: res.statusCode, url, body: body === undefined ? null : JSON.parse(JSON.stringify(body)) });
       });

@@ -1,55 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import { pinoHttp } from 'pino-http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { secretParamsOf, type RouteDef } from './route.js';
+import type { RouteDef } from './route.js';
+import { routeTable } from './route-table.js';
 
-/** Query parameters whose values are credentials, by name as the query parser decodes it (any case). */
-const SECRET_QUERY_NAMES = new Set(['publishablekey', 'secret', 'token', 'key', 'preview']);
+export { redactQuery } from './route-table.js';
 
-/** A URL component as the router reads it: percent-decoded (kept as sent when malformed), any case. */
-function asRouted(component: string): string {
-  try {
-    return decodeURIComponent(component.replace(/\+/g, ' ')).toLowerCase();
-  } catch {
-    return component.toLowerCase();
-  }
-}
-
-/**
- * Key-bearing query values never reach a log line, however their names are spelled: `Preview`, `%70review`
- * and `preview[]` are all the `preview` the parser hands the route.
- */
-export function redactQuery(query: string): string {
-  return query.replace(/([?&])([^=&]*)=([^&]*)/g, (pair, separator: string, name: string) =>
-    SECRET_QUERY_NAMES.has(asRouted(name).replace(/\[.*$/, '')) ? `${separator}${name}=[redacted]` : pair,
-  );
-}
-
-/**
- * Builds the URL redactor of a route table: a path shaped like a route with secret path parameters (see
- * `secretParamsOf`) has those segments logged as `[redacted]`, and key-bearing query values are hidden
- * everywhere. It runs when the request arrives, before routing, because the log line's request fields are
- * bound then; so it matches as the router does, and wider: any method (HEAD and OPTIONS reach a GET's path
- * too), literal segments percent-decoded and in any case, trailing slashes ignored.
- */
-export function urlRedactor(routes: Pick<RouteDef, 'method' | 'path' | 'auth'>[]): (method: string, url: string) => string {
-  const secretRoutes = routes
-    .filter((def) => secretParamsOf(def).length > 0)
-    .map((def) => ({ segments: def.path.split('/'), secrets: secretParamsOf(def).map((name) => `:${name}`) }));
-  return (_method, url) => {
-    const queryAt = url.indexOf('?');
-    const path = (queryAt >= 0 ? url.slice(0, queryAt) : url).replace(/(.)\/+$/, '$1');
-    const query = queryAt >= 0 ? redactQuery(url.slice(queryAt)) : '';
-    const parts = path.split('/');
-    const route = secretRoutes.find(
-      (candidate) =>
-        candidate.segments.length === parts.length &&
-        candidate.segments.every((segment, index) => segment.startsWith(':') || segment === asRouted(parts[index])),
-    );
-    if (!route) return path + query;
-    return route.segments.map((segment, index) => (route.secrets.includes(segment) ? '[redacted]' : parts[index])).join('/') + query;
-  };
+/** The URL redactor of a route table (`RouteTable.redact`), for callers that hold only the declarations. */
+export function urlRedactor(routes: readonly RouteDef[]): (method: string, url: string) => string {
+  return routeTable(routes).redact;
 }
 
 /** The request's id: the caller's `X-Request-Id` when it is a sane token, else a new one. */
@@ -71,19 +30,49 @@ export function requestIds(): RequestIds {
 
 export const REQUEST_COMPLETED = 'request completed';
 
-export function requestLogger(logger: Logger, redact: (method: string, url: string) => string, requestIdOf: RequestIds) {
-  return pinoHttp({
-    logger,
-    genReqId: (req, res) => {
-      const id = requestIdOf(req);
-      res.setHeader('X-Request-Id', id);
-      return id;
-    },
-    // Only these fields are logged: headers (keys, bearer tokens) never are.
-    serializers: {
-      req: (req: { id: string; method: string; raw: IncomingMessage }) => ({ id: req.id, method: req.method, url: redact(req.method, req.raw.url ?? '') }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-    customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
-  });
+/** What the log line says of the request: its id, method and URL (redacted). Headers (keys, bearer tokens) never. */
+export interface LoggedRequest {
+  id: string;
+  method: string | undefined;
+  url: string;
+}
+
+/**
+ * The one request log line, whichever way the answer left: once the answer is finished (or the connection
+ * closed first), `{req, res: {statusCode}, responseTime}` at info, or at error with `err` for a 5xx.
+ */
+export function logWhenDone(logger: Logger, req: IncomingMessage, res: ServerResponse, logged: LoggedRequest, startedAt: number): void {
+  const done = () => {
+    res.removeListener('close', done);
+    res.removeListener('finish', done);
+    const responseTime = Date.now() - startedAt;
+    const line = { req: logged, res: { statusCode: res.statusCode }, responseTime };
+    if (res.statusCode >= 500) {
+      logger.error({ ...line, err: new Error(`failed with status code ${res.statusCode}`) }, 'request errored');
+      return;
+    }
+    logger.info(line, !req.readableAborted && res.writableEnded ? REQUEST_COMPLETED : 'request aborted');
+  };
+  res.on('close', done);
+  res.on('finish', done);
+}
+
+/** One request as the response writer knows it from its arrival: its id and what its log line and recording show. */
+export interface Exchange {
+  logged: LoggedRequest;
+}
+
+const EXCHANGE = Symbol('hearth.exchange');
+type WithExchange = IncomingMessage & { [EXCHANGE]?: Exchange };
+
+/** Keeps the exchange with its request (`exchangeOf`). */
+export function startExchange(req: IncomingMessage, logged: LoggedRequest): Exchange {
+  const exchange = { logged };
+  (req as WithExchange)[EXCHANGE] = exchange;
+  return exchange;
+}
+
+/** The exchange the writer opened for this request, if it did. */
+export function exchangeOf(req: IncomingMessage): Exchange | undefined {
+  return (req as WithExchange)[EXCHANGE];
 }

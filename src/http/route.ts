@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import { z, type ZodType } from 'zod';
 import type { Deps } from '../deps.js';
+import type { CounterGuard } from '../db/counters.js';
 import type { Role } from '../shared/roles.js';
 
 /**
@@ -49,6 +50,33 @@ export interface Authentication {
 
 /** Resolves a route's declared auth mode for one request (provided by `src/access/`). */
 export type Authenticator = (deps: Deps, def: RouteDef, req: Request) => Promise<Authentication>;
+
+/**
+ * A credential resolved without the database, and the counter that, once it holds `reached`, means the
+ * request must be refused by the full path instead (the address's guessing throttle).
+ */
+export interface MemoAuthentication extends Authentication {
+  throttle: CounterGuard;
+}
+
+/** What the fast path sees of a request: its headers, parsed query, client address and connection. */
+export interface RawCredentials {
+  header(name: string): string | undefined;
+  query: Record<string, unknown>;
+  ip: string | undefined;
+  /** The request's connection (its socket): what one connection resolved last is kept with it. */
+  connection: object;
+}
+
+/**
+ * A node's one auth resolution (`nodeAuthenticator` in `src/access/`): `resolve` for the Express path, and
+ * `fromMemory`, the same resolution of a key-authenticated GET from remembered answers only, for the fast
+ * path (undefined whenever it would need the database, refuse or count a failure: the full path does that).
+ */
+export interface NodeAuthenticator {
+  resolve: Authenticator;
+  fromMemory(def: RouteDef, raw: RawCredentials): MemoAuthentication | undefined;
+}
 
 /** Path parameters that are credentials: never logged, never recorded. */
 export function secretParamsOf(def: Pick<RouteDef, 'auth'>): string[] {

@@ -30,3 +30,11 @@ export async function publishVisitorMessage(deps: Deps, conversation: Pick<Conve
     data: { conversationId: conversation.id, messageId: message.id, sender: 'VISITOR', body: message.body, createdAt: message.createdAt },
   });
 }
+
+/**
+ * A message and its conversation summary are stored, and its webhook event recorded: what reacts to a
+ * stored message once the answer need not wait (the follow-up mails) listens for this.
+ */
+export async function publishMessageStored(deps: Deps, conversation: Pick<Conversation, 'id' | 'workspaceId'>, message: ChatMessage): Promise<void> {
+  await deps.events.publish({ event: 'chat.message.stored', workspaceId: conversation.workspaceId, conversationId: conversation.id, message });
+}

@@ -35,12 +35,16 @@ type ConversationRef = Pick<Conversation, 'id' | 'workspaceId'>;
 /** Only a web page is linked in a mail (the URL came from the visitor's browser). */
 const pageLink = (url: string | null) => (url && /^https?:\/\//i.test(url) ? url : null);
 
-/** After a message is stored. Never fails the send: trouble is logged. */
-export function afterMessage(deps: Deps, conversation: ConversationRef, message: ChatMessage): void {
-  const work = message.sender === 'VISITOR' ? scheduleTeamDigest(deps, conversation.workspaceId, message) : scheduleReplyMail(deps, conversation);
-  work.catch((error: unknown) =>
-    deps.logger.error({ err: error, workspaceId: conversation.workspaceId, conversationId: conversation.id }, 'live chat: away e-mail not queued'),
-  );
+/**
+ * After a message and its conversation summary are stored (the `chat.message.stored` listener, after the
+ * answer): the away digest or the reply mail it makes due. Never rejects: trouble is logged.
+ */
+export async function followUpMessage(deps: Deps, conversation: ConversationRef, message: ChatMessage): Promise<void> {
+  try {
+    await (message.sender === 'VISITOR' ? scheduleTeamDigest(deps, conversation.workspaceId, message) : scheduleReplyMail(deps, conversation));
+  } catch (error) {
+    deps.logger.error({ err: error, workspaceId: conversation.workspaceId, conversationId: conversation.id }, 'live chat: away e-mail not queued');
+  }
 }
 
 async function scheduleReplyMail(deps: Deps, conversation: ConversationRef): Promise<void> {

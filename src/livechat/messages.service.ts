@@ -6,8 +6,7 @@ import { conversationStore, type VisitorFills } from './conversations.model.js';
 import { messageStore, type Sender } from './messages.model.js';
 import type { VisitorMessageBody } from './livechat.schemas.js';
 import { noteNewest, rememberedByToken, rememberedOf, type RememberedConversation } from './conversation-memo.service.js';
-import { publishVisitorMessage } from './events.service.js';
-import { afterMessage } from './followup.service.js';
+import { publishMessageStored, publishVisitorMessage } from './events.service.js';
 import { agentDisplayName, teamReadFetched, withAgentNames } from './read.service.js';
 
 /** Flood guard: more than this many visitor messages per conversation per minute are refused (`flood_limited`). */
@@ -135,7 +134,7 @@ export async function postVisitorMessage(deps: Deps, token: string, input: Visit
   // written with the summary, after the push.
   const message = await appendMessage(deps, conversation, { sender: 'VISITOR', body, authorUserId: null }, { visitorName: input.visitorName, visitorEmail: input.visitorEmail });
   await publishVisitorMessage(deps, conversation, message);
-  afterMessage(deps, conversation, message);
+  await publishMessageStored(deps, conversation, message);
   return message;
 }
 
@@ -164,6 +163,6 @@ export async function postAgentMessage(deps: Deps, workspaceId: string, conversa
   const [conversation, authorName] = await Promise.all([rememberedOf(deps, workspaceId, conversationId), agentDisplayName(deps, userId)]);
   if (conversation.status !== 'OPEN') throw closedError();
   const message = await appendMessage(deps, conversation, { sender: 'AGENT', body: checkedBody(rawBody), authorUserId: userId, authorName });
-  afterMessage(deps, conversation, message);
+  await publishMessageStored(deps, conversation, message);
   return message;
 }

@@ -13,7 +13,7 @@ import {
 } from './endpoints.schemas.js';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateSecret, toAdminEndpoint, updateEndpoint } from './endpoints.service.js';
 import { deliveriesPageSchema, deliverySchema } from './webhooks.schemas.js';
-import { listDeliveries, redeliver, toAdminDelivery } from './webhooks.service.js';
+import { listDeliveries, redeliver, toAdminDelivery } from './webhooks.admin.js';
 
 const tags = ['Webhooks'];
 const base = '/admin/workspaces/:wid/webhook-endpoints';

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { Deps } from '../deps.js';
 import { deliveryStore, leaseStore } from './webhooks.model.js';
 import type { Delivery } from './delivery.js';
-import { DISPATCH_JOB, OpenedTargets, leaseTtl, notSent, scheduleRetry, sendAttempt, type AttemptResult } from './webhooks.service.js';
+import { DISPATCH_JOB, leaseTtl, scheduleRetry } from './webhooks.schedule.js';
+import { OpenedTargets } from './webhooks.opened.js';
+import { notSent, sendAttempt, type AttemptResult } from './webhooks.attempt.js';
 import type { WebhookPipeline } from './webhooks.pipeline.js';
 
 /**

@@ -4,7 +4,9 @@ import { isContentEvent, type DomainEvent } from '../events/events.js';
 import { endpointsFor, type WebhookEndpoint } from './endpoints.service.js';
 import { deliveryStore } from './webhooks.model.js';
 import type { Delivery } from './delivery.js';
-import { envelopeOf, leaseTtl, newDelivery, payloadOf, storedTarget, type StoredTarget } from './webhooks.service.js';
+import { envelopeOf, payloadOf } from './webhooks.payload.js';
+import { newDelivery, storedTarget, type StoredTarget } from './webhooks.sealing.js';
+import { leaseTtl } from './webhooks.schedule.js';
 import type { Queued, WebhookPipeline } from './webhooks.pipeline.js';
 import { dispatchWorkspace, ensureDispatchJob } from './webhooks.dispatch.js';
 

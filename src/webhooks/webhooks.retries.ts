@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Deps } from '../deps.js';
 import { deliveryStore, leaseStore } from './webhooks.model.js';
-import { OpenedTargets, leaseTtl, notSent, scheduleRetry, sendAttempt } from './webhooks.service.js';
+import { leaseTtl, scheduleRetry } from './webhooks.schedule.js';
+import { OpenedTargets } from './webhooks.opened.js';
+import { notSent, sendAttempt } from './webhooks.attempt.js';
 
 /**
  * Retries go through one dispatcher per workspace (the `webhooks.retry` job, keyed by workspace), never one

@@ -1,7 +1,7 @@
 import { route, type RouteDef } from '../http/route.js';
 import { workspaceIdParams } from '../workspaces/workspaces.schemas.js';
 import { deliveriesPageSchema, deliveriesQuery, deliveryParams, deliverySchema } from './webhooks.schemas.js';
-import { listDeliveries, redeliver, toAdminDelivery } from './webhooks.service.js';
+import { listDeliveries, redeliver, toAdminDelivery } from './webhooks.admin.js';
 
 const tags = ['Webhooks'];
 

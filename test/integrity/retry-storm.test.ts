@@ -4,7 +4,7 @@ import { createWorkspace, eventually, request, startTestNode } from '../support/
 import { startEngine, type RunningService } from '../support/services.js';
 import { startReceiver } from '../webhooks/receiver.js';
 import { deliveryStore } from '../../src/webhooks/webhooks.model.js';
-import { RETRY_JOB } from '../../src/webhooks/webhooks.service.js';
+import { RETRY_JOB } from '../../src/webhooks/webhooks.schedule.js';
 import type { HearthNode } from '../../src/app/node.js';
 
 /*

@@ -5,7 +5,8 @@ import type { HearthNode } from '../../src/app/node.js';
 import { workspaceStore } from '../../src/workspaces/workspaces.model.js';
 import { startReceiver, type Behaviour } from './receiver.js';
 import { deliveryStore } from '../../src/webhooks/webhooks.model.js';
-import { RETRY_JOB, newDelivery } from '../../src/webhooks/webhooks.service.js';
+import { RETRY_JOB } from '../../src/webhooks/webhooks.schedule.js';
+import { newDelivery } from '../../src/webhooks/webhooks.sealing.js';
 
 const BASE_MS = 2;
 let node: HearthNode;

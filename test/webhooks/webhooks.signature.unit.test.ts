@@ -1,6 +1,6 @@
 import { expect, test } from '@jest/globals';
 import { createHmac, randomBytes } from 'node:crypto';
-import { signature } from '../../src/webhooks/webhooks.service.js';
+import { signature } from '../../src/webhooks/webhooks.signing.js';
 
 // Webhook-Signature keys: a receiver verifies with the secret it configured, so which bytes key the HMAC
 // is part of the contract (decisions: "keyed with the webhook secret", the Standard Webhooks way).
