@@ -40,13 +40,9 @@ export async function postTypeBySlug(deps: Deps, workspaceId: string, slug: stri
  */
 export async function postTypesByIds(deps: Deps, workspaceId: string, ids: string[]): Promise<PostType[]> {
   const key = `post-types:${workspaceId}`;
-  const read = () => postTypeStore(deps.db).list(workspaceId);
-  let types = await deps.cache.computed.remember(key, [workspaceTag(workspaceId)], read, jsonBytes);
-  if (ids.some((id) => !types.some((type) => type.id === id))) {
-    const { token } = deps.cache.computed.lookup(key);
-    types = await read();
-    deps.cache.computed.store(key, types, jsonBytes(types), [workspaceTag(workspaceId)], token);
-  }
+  const { value: kept, token } = deps.cache.computed.lookup<PostType[]>(key);
+  const types = kept && ids.every((id) => kept.some((type) => type.id === id)) ? kept : await postTypeStore(deps.db).list(workspaceId);
+  if (types !== kept) deps.cache.computed.store(key, types, jsonBytes(types), [workspaceTag(workspaceId)], token);
   const wanted = new Set(ids);
   return types.filter((type) => wanted.has(type.id));
 }
