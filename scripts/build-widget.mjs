@@ -2,7 +2,7 @@
 /**
  * Builds the static assets the server sends, each group into a folder of public/:
  * - widget/: the embeddable chat widget, one minified IIFE (socket.io-client included);
- * - console/: the agent console (Preact, socket.io-client included);
+ * - console/: the agent console (Preact, socket.io-client included) and the boot script its page inlines;
  * - docs/: Swagger UI (from swagger-ui-dist) with Hearth's start script and accessibility overrides.
  * Every file is written under a content-hashed name (`widget.<hash>.js`) next to its brotli (`.br`) and
  * gzip (`.gz`) variants, compressed once here at the best quality; a group's `manifest.json` maps the
@@ -45,7 +45,10 @@ export async function buildWidget() {
  * every file together; `lazy` lists the files loaded on demand only.
  */
 export async function buildConsole() {
-  const files = await bundleChunks(join(root, 'console', 'src', 'index.tsx'), join(root, 'console', 'tsconfig.json'), 'console');
+  const tsconfig = join(root, 'console', 'tsconfig.json');
+  const files = await bundleChunks(join(root, 'console', 'src', 'index.tsx'), tsconfig, 'console');
+  // The page's boot script (console/src/boot.ts), inlined by the server in `/console`: it loads with the page.
+  files.push({ name: 'boot.js', bytes: await bundle(join(root, 'console', 'src', 'boot.ts'), tsconfig), lazy: false });
   const assets = writeGroup(dirname(CONSOLE_OUTFILE), files.map((file) => [file.name, file.bytes]));
   const [asset] = assets;
   const sum = (key) => assets.reduce((total, one) => total + one[key], 0);

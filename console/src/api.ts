@@ -1,4 +1,5 @@
 import type { ChatMessage, ConversationStatus } from '../../src/realtime/events.js';
+import { TOKEN_KEY, type Prefetched } from './prefetch.js';
 
 /** The admin API's conversation (`AdminConversation` in the OpenAPI document). */
 export interface Conversation {
@@ -49,8 +50,6 @@ export class ApiError extends Error {
   }
 }
 
-const TOKEN_KEY = 'hearth.console.token';
-
 export const storedToken = (): string | null => sessionStorage.getItem(TOKEN_KEY);
 export const storeToken = (token: string | null): void => {
   if (token) sessionStorage.setItem(TOKEN_KEY, token);
@@ -60,11 +59,22 @@ export const storeToken = (token: string | null): void => {
 export async function api<T>(token: string | null, method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (token) headers.Authorization = `Bearer ${token}`;
-  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  return readAnswer<T>(await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
+}
+
+async function readAnswer<T>(res: Response): Promise<T> {
   const text = await res.text();
   const data = text ? (JSON.parse(text) as { message?: string; issues?: FieldIssue[] }) : null;
   if (!res.ok) throw new ApiError(res.status, data?.message ?? `HTTP ${res.status}`, data?.issues ?? []);
   return data as T;
+}
+
+/** The answer the page's boot script asked for (prefetch.ts), once, when it is for `path`. */
+export function takePrefetched<T>(path: string): Promise<T> | null {
+  const holder = window as { hearthPrefetch?: Prefetched | null };
+  const prefetched = holder.hearthPrefetch;
+  holder.hearthPrefetch = null;
+  return prefetched?.path === path ? prefetched.answer.then((res) => readAnswer<T>(res)) : null;
 }
 
 export const visitorLabel = (c: Conversation): string => c.visitor.name || c.visitor.externalId || 'Visitor';

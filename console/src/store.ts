@@ -2,7 +2,8 @@ import { batch, computed, signal } from '@preact/signals';
 import { io, type Socket } from 'socket.io-client';
 import type { AgentServerEvents, ChatMessage, ClientEvents, ConversationStatus, MessageCreated } from '../../src/realtime/events.js';
 import { NAMESPACES } from '../../src/realtime/events.js';
-import { api, ApiError, storeToken, storedToken, visitorLabel, type Conversation, type Page, type Workspace } from './api.js';
+import { rememberFirstList } from './prefetch.js';
+import { api, ApiError, storeToken, storedToken, takePrefetched, visitorLabel, type Conversation, type Page, type Workspace } from './api.js';
 import { alert } from './alerts.js';
 import { t } from './strings.js';
 import { route, type Section } from './router.js';
@@ -39,7 +40,7 @@ let syncing = false;
 let pending: (() => void)[] = [];
 
 export const call = <T>(method: string, path: string, body?: unknown) =>
-  api<T>(token.value, method, path, body).catch((err: unknown) => {
+  ((method === 'GET' && firstListOfView<T>(path)) || api<T>(token.value, method, path, body)).catch((err: unknown) => {
     if (err instanceof ApiError && err.status === 401 && path !== '/admin/auth/login') logout();
     throw err;
   });
@@ -109,12 +110,25 @@ let painted = Promise.resolve();
 export function loadView(load: () => Promise<void>): void {
   if (!workspaceId.value || loading.has(load)) return;
   loading.add(load);
-  void load().finally(() => {
+  // The loader's first request (made before it awaits anything) is the view's first list.
+  listOfView = route.value.section;
+  const loaded = load();
+  listOfView = null;
+  void loaded.finally(() => {
     loading.delete(load);
     markPainted();
   });
 }
 const loading = new Set<() => Promise<void>>();
+let listOfView: Section | null = null;
+
+/** A view's first list: remembered for the page's boot script next time, and taken from it this time. */
+function firstListOfView<T>(path: string): Promise<T> | null {
+  if (listOfView === null) return null;
+  rememberFirstList(listOfView, path);
+  listOfView = null;
+  return takePrefetched<T>(path);
+}
 
 /**
  * Each view's first list, registered by its module: started as soon as a workspace is picked, before the

@@ -50,6 +50,8 @@ export function negotiateEncoding(acceptEncoding: string | undefined): Encoding 
 export interface AssetFolder {
   /** The hashed file a stable name currently maps to, or null when the folder is not built (and cannot be). */
   current(name: string): Promise<string | null>;
+  /** A hashed file's text (to inline it in a page), or null when there is none. */
+  text(file: string): Promise<string | null>;
   /** Sends a hashed file of the folder with the variant the request accepts; false when there is none. */
   send(req: Request, res: Response, file: string, cacheControl: string): Promise<boolean>;
 }
@@ -91,6 +93,10 @@ export function assetFolder(name: string, options: { build?: () => Promise<unkno
   return {
     async current(stable) {
       return (await readManifest())?.[stable] ?? null;
+    },
+    async text(file) {
+      if (!HASHED.test(file)) return null;
+      return (await variant(file, 'identity'))?.toString('utf8') ?? null;
     },
     async send(req, res, file, cacheControl) {
       if (!HASHED.test(file)) return false;

@@ -25,10 +25,12 @@ export function demoPage(options: { workspaceName: string | null; publishableKey
 }
 
 /** The agent console's shell: the app (console/) renders into `#console`; without JavaScript it says so. */
-export function consolePage(options: { scriptPath: string }): string {
+export function consolePage(options: { scriptPath: string; bootScript: string | null }): string {
+  // The boot script starts the view's first list while the app's script loads (console/src/prefetch.ts).
+  const boot = options.bootScript ? `<script>${options.bootScript.replaceAll('</', '<\\/')}</script>` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Agent console</title><style>body{font-family:system-ui,sans-serif;margin:0;background:#f7f5f0;color:#1d2330}</style>
-<script type="module" src="${escapeHtml(options.scriptPath)}"></script></head>
+${boot}<script type="module" src="${escapeHtml(options.scriptPath)}"></script></head>
 <body><div id="console"><noscript><main><h1>Agent console</h1><p>The agent console needs JavaScript.</p></main></noscript></div></body></html>`;
 }

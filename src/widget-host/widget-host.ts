@@ -68,7 +68,8 @@ export function widgetHost(app: Express, deps: Deps, options: { demoSlug: string
     if (!(await consoleAssets.send(req, res, String(req.params.file), IMMUTABLE))) next();
   });
   app.get('/console', async (_req: Request, res: Response) => {
-    const file = await consoleAssets.current('console.js');
-    sendHtml(res, consolePage({ scriptPath: file ? `/console/${file}` : CONSOLE_SCRIPT_PATH }), SHORT_CACHE);
+    const [file, boot] = await Promise.all([consoleAssets.current('console.js'), consoleAssets.current('boot.js')]);
+    const bootScript = boot ? await consoleAssets.text(boot) : null;
+    sendHtml(res, consolePage({ scriptPath: file ? `/console/${file}` : CONSOLE_SCRIPT_PATH, bootScript }), SHORT_CACHE);
   });
 }
