@@ -150,13 +150,16 @@ export function pickWorkspace(id: string): void {
     messages.value = [];
     conversations.value = [];
   });
-  // Not waiting for the socket: the list shows first, and every connect refetches it anyway. Elsewhere the
-  // chat list only feeds the badge.
+  // The list shows first: the socket connects once it is in (its handshake would share the server with the
+  // list), and every connect catches up on what it missed anyway. Elsewhere the chat list only feeds the badge.
   const section = route.value.section;
   const first = section === 'chats' ? loadConversations : viewLoaders[section];
   if (first) loadView(first);
   if (section !== 'chats') afterFirstPaint(() => void loadConversations());
-  connect(id);
+  socket = null;
+  afterFirstPaint(() => {
+    if (workspaceId.value === id && token.value && !socket) connect(id);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
