@@ -28,6 +28,8 @@ import { fastPath } from '../http/fast-path.js';
 import { answerClientError } from '../http/errors.js';
 import { capConnectionsPerAddress } from '../http/connection-limits.js';
 import { openObjectStorage } from '../db/open-object-storage.js';
+import { upgradeOnce } from '../db/once.js';
+import { messageStore } from '../livechat/messages.model.js';
 import { ByteLru } from '../cache/lru.js';
 
 export interface NodeOptions {
@@ -122,6 +124,11 @@ async function upgradeStorage(db: Connection, logger: Logger): Promise<void> {
     const converted = await convertHexStringsToObjectIds(db, collection, 'workspaceId');
     if (converted > 0) logger.info({ collection, converted }, 'stored workspace ids upgraded to ObjectId');
   }
+  // Chat messages stored before they carried `unread`.
+  await upgradeOnce(db, 'livechat-messages-unread-flag', async () => {
+    const flagged = await messageStore(db).flagUnreadOfEarlierVersions();
+    if (flagged > 0) logger.info({ flagged }, 'chat messages flagged read or unread');
+  });
 }
 
 /**

@@ -17,3 +17,15 @@ const OnceClaims = defineModel('OnceClaim', new Schema<OnceClaimDoc>({ _id: { ty
 export async function claimOnce(db: Connection, key: string): Promise<boolean> {
   return (await nullOnDuplicate(() => OnceClaims(db).create({ _id: key, at: new Date() }))) !== null;
 }
+
+/**
+ * Runs `upgrade` (it must be idempotent) unless a run of it finished before, on any node: an upgrade of
+ * stored data that reads a whole collection costs that once per database, not at every start. Nodes that
+ * start together may both run it.
+ */
+export async function upgradeOnce(db: Connection, name: string, upgrade: () => Promise<void>): Promise<void> {
+  const key = `upgrade:${name}`;
+  if (await OnceClaims(db).exists({ _id: key })) return;
+  await upgrade();
+  await claimOnce(db, key);
+}

@@ -17,6 +17,11 @@ interface MessageDoc {
   createdAt: Date;
   /** When the other side fetched it (team for VISITOR messages, visitor for AGENT messages). */
   readAt: Date | null;
+  /**
+   * `readAt` is null: what unread queries select by. Equality on a boolean narrows the read on every
+   * engine; `readAt: null` makes FerretDB read every message of the workspace (null is never pushed down).
+   */
+  unread: boolean;
 }
 
 const messageSchema = new Schema<MessageDoc>(
@@ -29,6 +34,7 @@ const messageSchema = new Schema<MessageDoc>(
     authorUserId: { type: Schema.Types.ObjectId, default: null },
     createdAt: { type: Date, required: true },
     readAt: { type: Date, default: null },
+    unread: { type: Boolean, required: true },
   },
   { collection: 'livechat_messages' },
 );
@@ -38,8 +44,9 @@ messageSchema.index({ conversationId: 1, seq: 1 }, { unique: true });
 // Polling with `after`: a conversation's messages by createdAt. Unique: createdAt is the cursor, so two
 // messages of one conversation never share a millisecond.
 messageSchema.index({ conversationId: 1, createdAt: 1 }, { unique: true });
-// Unread counts of the agent inbox: unread visitor messages of a page of conversations.
-messageSchema.index({ workspaceId: 1, conversationId: 1, sender: 1, readAt: 1 });
+// Unread visitor messages: per conversation of an inbox page (its unread counts), and the workspace's
+// newest (the away digest), both among the unread only.
+messageSchema.index({ workspaceId: 1, sender: 1, unread: 1, conversationId: 1 });
 
 const Messages = defineModel('LiveChatMessage', messageSchema);
 
@@ -95,6 +102,7 @@ export function messageStore(db: Connection) {
         authorUserId: input.authorUserId ? oid(input.authorUserId) : null,
         createdAt: input.createdAt,
         readAt: null,
+        unread: true,
       };
       await model.collection.insertOne(doc);
       return toMessage(doc);
@@ -113,27 +121,33 @@ export function messageStore(db: Connection) {
     },
     /** A side's messages newer than `afterMs` that the other side has not read, oldest first. */
     async unreadOf(workspaceId: string, conversationId: string, sender: Sender, afterMs: number, limit: number): Promise<AuthoredMessage[]> {
-      const docs = await scope.find(workspaceId, { conversationId: oid(conversationId), sender, readAt: null, createdAt: { $gt: new Date(afterMs) } }, { sort: { createdAt: 1 }, limit });
+      const docs = await scope.find(workspaceId, { conversationId: oid(conversationId), sender, unread: true, createdAt: { $gt: new Date(afterMs) } }, { sort: { createdAt: 1 }, limit });
       return docs.map(toAuthoredMessage);
     },
     /**
      * The workspace's visitor messages newer than `afterMs` that the team has not read, newest first, at most
-     * `limit` (the away digest, once per interval at most). No index of its own: the inbox index's
-     * `workspaceId` prefix narrows it on MongoDB, and one more index on the hottest insert would cost more.
+     * `limit` (the away digest, once per interval at most): read among the unread only, whatever the history.
      */
     async unreadFromVisitors(workspaceId: string, afterMs: number, limit: number): Promise<(ChatMessage & { conversationId: string })[]> {
-      const docs = await scope.find(workspaceId, { sender: 'VISITOR', readAt: null, createdAt: { $gt: new Date(afterMs) } }, { sort: { createdAt: -1 }, limit });
+      const docs = await scope.find(workspaceId, { sender: 'VISITOR', unread: true, createdAt: { $gt: new Date(afterMs) } }, { sort: { createdAt: -1 }, limit });
       return docs.map((doc) => ({ ...toMessage(doc), conversationId: doc.conversationId.toHexString() }));
     },
     /** Marks the given side's messages up to `upTo` as read. */
     async markRead(workspaceId: string, conversationId: string, sender: Sender, upTo: Date, now: Date): Promise<void> {
-      await model.updateMany(ofConversation(workspaceId, conversationId, { sender, readAt: null, createdAt: { $lte: upTo } }), { $set: { readAt: now } });
+      await model.updateMany(ofConversation(workspaceId, conversationId, { sender, unread: true, createdAt: { $lte: upTo } }), { $set: { readAt: now, unread: false } });
+    },
+    /** Flags the messages stored before `unread` was (as their `readAt` says); the number flagged. */
+    async flagUnreadOfEarlierVersions(): Promise<number> {
+      const earlier = { unread: { $exists: false } };
+      const unread = await model.collection.updateMany({ ...earlier, readAt: null }, { $set: { unread: true } });
+      const read = await model.collection.updateMany(earlier, { $set: { unread: false } });
+      return unread.modifiedCount + read.modifiedCount;
     },
     /** Unread VISITOR messages per conversation (the team has not fetched them yet). */
     async unreadByTeam(workspaceId: string, conversationIds: string[]): Promise<Map<string, number>> {
       if (conversationIds.length === 0) return new Map();
       const rows = await model.aggregate<{ _id: Types.ObjectId; n: number }>([
-        { $match: scope.filter(workspaceId, { conversationId: { $in: conversationIds.map(oid) }, sender: 'VISITOR', readAt: null }) },
+        { $match: scope.filter(workspaceId, { sender: 'VISITOR', unread: true, conversationId: { $in: conversationIds.map(oid) } }) },
         { $group: { _id: '$conversationId', n: { $sum: 1 } } },
       ]);
       return new Map(rows.map((row) => [row._id.toHexString(), row.n]));
