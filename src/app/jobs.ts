@@ -13,7 +13,7 @@ import { registerLiveChatJobs } from '../livechat/livechat.jobs.js';
 export function registerJobs(deps: Deps): { webhooks: WebhookPipeline; recover(): Promise<void> } {
   const email = registerEmailJobs(deps);
   const webhooks = registerWebhookJobs(deps);
-  registerAppointmentJobs(deps);
+  const appointments = registerAppointmentJobs(deps);
   const posts = registerPostJobs(deps);
   registerLiveChatJobs(deps);
   return {
@@ -22,6 +22,7 @@ export function registerJobs(deps: Deps): { webhooks: WebhookPipeline; recover()
       await email.recover();
       await webhooks.recover();
       await posts.recover();
+      await appointments.recover();
     },
   };
 }

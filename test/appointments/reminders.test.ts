@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { startServices, newWorkspace, type ServiceHarness } from '../support/service-harness.js';
-import { createWorkspace, eventually, request, startTestNode, uniqueDbName } from '../support/harness.js';
+import { createWorkspace, eventually, request, startTestNode, uniqueDbName, watchingCommands } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { putSettings, putBookingRules } from '../../src/appointments/settings.service.js';
 import { RULE_DEFAULTS } from '../../src/appointments/rules.model.js';
 import { createRequest } from '../../src/appointments/requests.service.js';
 import { confirm, decline, reschedule } from '../../src/appointments/staff.service.js';
-import { REMINDER_JOB, sendReminder, type ReminderJobData } from '../../src/appointments/reminders.service.js';
+import { sendDueReminders, sendReminder, type ReminderJobData } from '../../src/appointments/reminders.service.js';
+import { reminderStore } from '../../src/appointments/reminders.model.js';
+import { ManualClock } from '../../src/shared/clock.js';
 import { listEmails } from '../../src/email/email.service.js';
 import { emailStore } from '../../src/email/email.model.js';
 import { cancelByManageToken } from '../../src/appointments/manage.service.js';
@@ -37,10 +39,9 @@ async function pending(ws: Workspace, at: Date, locale?: string) {
   return createRequest(h.deps, ws, { visitorName: 'Rita', visitorEmail: 'rita@example.com', requestedAt: at, locale }, 'service-test');
 }
 
-const jobsOf = async (appointmentId: string) =>
-  (await h.deps.db.collection('jobs').find({ name: REMINDER_JOB, 'data.appointmentId': appointmentId }).toArray()).map((j) => (j.nextRunAt as Date).toISOString()).sort();
+const jobsOf = async (appointmentId: string) => (await reminderStore(h.deps.db).of(appointmentId)).map((r) => r.dueAt.toISOString()).sort();
 
-test('confirm plans one job per reminder; a move replans them; a reminder already due is not planned', async () => {
+test('confirm plans one reminder per offset; a move replans them; a reminder already due is not planned', async () => {
   const ws = await setup();
   const start = hourSlot(30);
   const made = await pending(ws, start);
@@ -55,7 +56,7 @@ test('confirm plans one job per reminder; a move replans them; a reminder alread
   expect(await jobsOf(soon.id)).toEqual([new Date(hourSlot(5).getTime() - 60 * MINUTE).toISOString()]);
 });
 
-test('cancel and decline leave no reminder jobs; a reminder for a cancelled appointment sends nothing', async () => {
+test('cancel and decline leave no reminders; a reminder for a cancelled appointment sends nothing', async () => {
   const ws = await setup();
   const declined = await pending(ws, hourSlot(30));
   await decline(h.deps, ws, declined.id, null);
@@ -74,7 +75,7 @@ test('cancel and decline leave no reminder jobs; a reminder for a cancelled appo
   expect((await emailStore(h.deps.db).list(ws.id, { limit: 100 })).length).toBe(count);
 });
 
-test('a reminder is sent once however often its job runs, in the visitor language, and not for a moved time', async () => {
+test('a reminder is sent once however often it is handled, in the visitor language, and not for a moved time', async () => {
   const ws = await setup([60]);
   const start = hourSlot(30);
   const made = await pending(ws, start, 'fr');
@@ -90,6 +91,61 @@ test('a reminder is sent once however often its job runs, in the visitor languag
   const moved = (await listEmails(h.deps, ws.id, { limit: 100 })).items.length;
   await sendReminder(h.deps, { ...data, key: 'other' });
   expect((await listEmails(h.deps, ws.id, { limit: 100 })).items.length).toBe(moved);
+});
+
+test('the sweep sends each reminder once when it falls due, also after a stop, and reads only the minutes it sweeps', async () => {
+  const clock = new ManualClock(new Date());
+  const swept = await startServices({ clock });
+  try {
+    const { workspace: ws } = await newWorkspace(swept.deps);
+    await putSettings(swept.deps, ws.id, { enabled: true, timezone: 'UTC', slotDurationMinutes: 60, leadTimeHours: 0, bookingWindowDays: 30, businessHours: everyDay([['00:00', '24:00']]) });
+    await putBookingRules(swept.deps, ws.id, { ...RULE_DEFAULTS, reminders: [120, 60] });
+    const at = (hoursAhead: number) => new Date(Math.ceil(clock.now().getTime() / HOUR) * HOUR + hoursAhead * HOUR);
+    const book = async (start: Date) => {
+      const made = await createRequest(swept.deps, ws, { visitorName: 'Rita', visitorEmail: 'rita@example.com', requestedAt: start }, 'service-test');
+      await confirm(swept.deps, ws, made.id);
+      return made.id;
+    };
+    const start = at(3);
+    const id = await book(start);
+    // Far ahead: planned, never read by a sweep before their minute.
+    for (let day = 2; day < 12; day += 1) await book(at(24 * day));
+    const reminders = async () => (await listEmails(swept.deps, ws.id, { limit: 100 })).items.filter((mail) => mail.subject.includes('Reminder'));
+    const sweep = async () => {
+      const finds: string[] = [];
+      const next = await watchingCommands(swept, (event) => event.commandName === 'find' && event.command.find === 'appointment_reminders' && finds.push(JSON.stringify(event.command.filter)), () => sendDueReminders(swept.deps));
+      return { next, finds };
+    };
+
+    const firstMinute = Math.floor(clock.now().getTime() / MINUTE);
+    await sweep();
+    const beforeDue = start.getTime() - 120 * MINUTE - 1000;
+    clock.set(new Date(beforeDue));
+    const early = await sweep();
+    expect(await reminders()).toHaveLength(0);
+    // Every minute since the last sweep, one read each, by the minute alone.
+    expect(early.finds).toHaveLength(Math.floor(beforeDue / MINUTE) - firstMinute + 1);
+    expect(early.finds.every((filter) => /^\{"dueMinute":\d+\}$/.test(filter))).toBe(true);
+    expect(early.next.getTime()).toBe(clock.now().getTime() + 10_000);
+
+    clock.set(new Date(start.getTime() - 120 * MINUTE));
+    expect((await sweep()).finds).toHaveLength(2); // the minute before (the rest of it) and this one
+    expect(await reminders()).toHaveLength(1);
+    await sweep();
+    expect(await reminders()).toHaveLength(1);
+    expect((await reminderStore(swept.deps.db).of(id)).map((r) => r.minutes)).toEqual([60]);
+
+    // Stopped over the one-hour reminder's time: the next sweep catches up, once.
+    clock.set(new Date(start.getTime() - 45 * MINUTE));
+    const late = await sweep();
+    expect(late.finds).toHaveLength(76);
+    expect(await reminders()).toHaveLength(2);
+    await sweep();
+    expect(await reminders()).toHaveLength(2);
+    expect(await reminderStore(swept.deps.db).of(id)).toEqual([]);
+  } finally {
+    await swept.close();
+  }
 });
 
 const nodes: HearthNode[] = [];

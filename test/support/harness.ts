@@ -153,7 +153,7 @@ export interface DriverCommand {
 }
 
 /** Runs `work` while every driver command the node sends is handed to `seen` (engine cost, counted). */
-export async function watchingCommands<T>(node: HearthNode, seen: (event: DriverCommand) => void, work: () => Promise<T>): Promise<T> {
+export async function watchingCommands<T>(node: Pick<HearthNode, 'deps'>, seen: (event: DriverCommand) => void, work: () => Promise<T>): Promise<T> {
   const client = node.deps.db.getClient();
   client.on('commandStarted', seen);
   try {
