@@ -11,6 +11,8 @@ export interface BenchEngine {
   dbName: string;
   /** `ferretdb-sqlite`, `ferretdb-postgresql`, `mongodb`, or what `BENCH_ENGINE` names. */
   kind: string;
+  /** The engine's process when this bench started it (FerretDB), for CPU readings. */
+  pid: number | null;
   stop(): Promise<void>;
 }
 
@@ -19,7 +21,7 @@ export async function benchEngine(prefix: string, cleanup: (step: () => Promise<
   const external = process.env.MONGODB_URI;
   if (external) {
     const kind = await externalKind(external);
-    const engine = { uri: external, dbName, kind, stop: () => dropDatabase(external, dbName) };
+    const engine = { uri: external, dbName, kind, pid: null, stop: () => dropDatabase(external, dbName) };
     cleanup(engine.stop);
     return engine;
   }
@@ -27,7 +29,7 @@ export async function benchEngine(prefix: string, cleanup: (step: () => Promise<
   if (process.env.BENCH_ENGINE === 'sqlite') process.env.HEARTH_TEST_ENGINE = 'sqlite';
   const engine = await startEngine();
   cleanup(() => engine.stop());
-  return { uri: engine.url, dbName, kind: engine.kind ?? 'ferretdb-sqlite', stop: () => engine.stop() };
+  return { uri: engine.url, dbName, kind: engine.kind ?? 'ferretdb-sqlite', pid: engine.pid ?? null, stop: () => engine.stop() };
 }
 
 export async function benchRedis(cleanup: (step: () => Promise<unknown>) => void): Promise<string> {
