@@ -16,6 +16,7 @@ export interface PlannedReminder {
  * the sweep reads one minute's reminders by equality, which every engine narrows by its index (FerretDB
  * narrows nothing else), so its cost follows the reminders due, not the appointments booked. One Agenda
  * job per reminder cost the opposite: the queue read every planned reminder at each poll, every second.
+ * Not tenant-scoped: the sweep is the whole server's, across workspaces; each row names its workspace.
  */
 interface ReminderDoc {
   /** `<appointmentId>:<minutes>`: planning the same reminder twice keeps one. */
