@@ -9,13 +9,14 @@
  *   - `sweep`: rows of `appointment_reminders` under their due minute, as they are planned now.
  * - For each, after BENCH_WARM_S (5) seconds, BENCH_WINDOW_S (20) seconds of rest: CPU of the engine process
  *   (FerretDB; on the PostgreSQL handler PostgreSQL does part of the work in its own processes, not counted)
- *   and of the node, in % of one core. (No command count: the job queue's polls bypass the node's counter.)
+ *   and of the node, in % of one core; the job queue's engine commands per second; and how long the node took
+ *   from its start to ready (a worker is ready once its jobs are recovered and the queue runs).
  * Last line: the JSON figures, with the ratio sweep/jobs of the engine's CPU.
  */
 import { readFileSync } from 'node:fs';
 import { MongoClient, type Document } from 'mongodb';
 import { benchEngine } from './support/environment.js';
-import { report, round, runBench } from './support/children.js';
+import { now, report, round, runBench } from './support/children.js';
 import { startNode } from './support/hearth.js';
 import { REMINDER_JOB } from '../src/appointments/reminders.service.js';
 
@@ -79,19 +80,26 @@ await runBench(async (cleanup) => {
 
   async function measure(name: string, collection: string, docs: (from: number, to: number) => Document[]) {
     for (let from = 0; from < REMINDERS; from += 2_000) await db.collection(collection).insertMany(docs(from, Math.min(REMINDERS, from + 2_000)), { ordered: false });
+    const starting = now();
     const node = await startNode({ uri: engine.uri, dbName: engine.dbName, role: 'worker' });
+    const readySeconds = (now() - starting) / 1000;
     await sleep(WARM_S * 1000);
     const nodePid = node.process.pid!;
-    const before = { engine: cpuSeconds(engine.pid!), node: cpuSeconds(nodePid) };
+    const jobCommands = async () => (await node.ask<{ jobCommands: number }>('ops')).jobCommands;
+    const before = { engine: cpuSeconds(engine.pid!), node: cpuSeconds(nodePid), jobs: await jobCommands() };
     await sleep(WINDOW_S * 1000);
-    const after = { engine: cpuSeconds(engine.pid!), node: cpuSeconds(nodePid) };
+    const after = { engine: cpuSeconds(engine.pid!), node: cpuSeconds(nodePid), jobs: await jobCommands() };
     await node.stop();
     await db.collection(collection).deleteMany({});
     const figures = {
       engineCpu: (100 * (after.engine - before.engine)) / WINDOW_S,
       nodeCpu: (100 * (after.node - before.node)) / WINDOW_S,
+      jobCommandsPerSecond: (after.jobs - before.jobs) / WINDOW_S,
+      readySeconds,
     };
-    console.log(`  ${name.padEnd(6)} engine ${round(figures.engineCpu)}% of a core, node ${round(figures.nodeCpu)}%`);
+    console.log(
+      `  ${name.padEnd(6)} engine ${round(figures.engineCpu)}% of a core, node ${round(figures.nodeCpu)}%, job queue ${round(figures.jobCommandsPerSecond)} engine commands/s; ready in ${round(readySeconds)} s`,
+    );
     return figures;
   }
 
@@ -103,8 +111,12 @@ await runBench(async (cleanup) => {
     reminders: REMINDERS,
     jobs_engine_cpu_pct: round(jobs.engineCpu),
     jobs_node_cpu_pct: round(jobs.nodeCpu),
+    jobs_queue_commands_per_s: round(jobs.jobCommandsPerSecond),
+    jobs_ready_s: round(jobs.readySeconds),
     sweep_engine_cpu_pct: round(sweep.engineCpu),
     sweep_node_cpu_pct: round(sweep.nodeCpu),
+    sweep_queue_commands_per_s: round(sweep.jobCommandsPerSecond),
+    sweep_ready_s: round(sweep.readySeconds),
     engine_cpu_ratio: round(sweep.engineCpu / jobs.engineCpu, 3),
     engine: engine.kind,
   });
