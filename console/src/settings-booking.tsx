@@ -65,7 +65,8 @@ function PluginForm({ current }: { current: settings.AppointmentSettings }) {
         {durationProblem && <span class="field-error">{durationProblem}</span>}
       </p>
       <SettingField id="appointments-lead" name="leadTimeHours" kind="number" label={s.leadTime} value={current.leadTimeHours} issues={form.issues} />
-      <SettingField id="appointments-window" name="bookingWindowDays" kind="number" label={s.bookingWindow} value={current.bookingWindowDays} issues={form.issues} />
+      {/* Never activated, the plugin answers a window of 0 days (nothing bookable); the first save suggests 60. */}
+      <SettingField id="appointments-window" name="bookingWindowDays" kind="number" label={s.bookingWindow} value={current.bookingWindowDays || 60} issues={form.issues} />
       <fieldset>
         <legend>{s.businessHours}</legend>
         <p class="muted" id="hours-help">
