@@ -48,6 +48,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await node?.stop();
+  receiver.server?.closeAllConnections();
   await new Promise((resolve) => receiver.server?.close(resolve));
 });
 
