@@ -19,8 +19,19 @@ export function WebhooksPanel() {
   return (
     <>
       <WebhookUrlForm current={workspace.webhookUrl} />
-      {secret && <OnceSecret label={secret.label} secret={secret.value} onDone={() => setSecret(null)} />}
-      <h3 id="endpoints-title">{s.endpoints}</h3>
+      {secret && (
+        <OnceSecret
+          label={secret.label}
+          secret={secret.value}
+          onDone={() => {
+            setSecret(null);
+            setTimeout(() => document.getElementById('endpoints-title')?.focus(), 0);
+          }}
+        />
+      )}
+      <h3 id="endpoints-title" tabIndex={-1}>
+        {s.endpoints}
+      </h3>
       <p class="muted">{s.endpointsHelp}</p>
       <ul id="endpoints" class="endpoints" aria-labelledby="endpoints-title">
         {settings.endpoints.value.map((endpoint) => (

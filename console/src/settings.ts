@@ -1,7 +1,7 @@
 import { signal } from '@preact/signals';
-import type { FieldIssue } from './api.js';
+import type { FieldIssue, Workspace } from './api.js';
 import { ApiError } from './api.js';
-import { call, start, ws } from './store.js';
+import { call, workspaces, ws } from './store.js';
 import { versionedCall } from './posts.js';
 
 /**
@@ -103,13 +103,20 @@ export async function loadWorkspace(): Promise<void> {
   workspace.value = await call<WorkspaceSettings>('GET', ws());
 }
 
-/** Saves over the version shown (`If-Match`): a 412 means someone saved meanwhile. */
+/**
+ * Saves over the version shown (`If-Match`). A 412 means someone saved meanwhile: the newest version is read
+ * (fields not typed in show it; typed ones keep what was typed) and the next save goes over it.
+ */
 export async function saveWorkspace(patch: Partial<Omit<WorkspaceSettings, 'id' | 'version'>>): Promise<void> {
   const current = workspace.value;
-  const saved = current ? await versionedCall<WorkspaceSettings>('PATCH', ws(), patch, current.version) : await call<WorkspaceSettings>('PATCH', ws(), patch);
-  workspace.value = saved;
+  try {
+    workspace.value = current ? await versionedCall<WorkspaceSettings>('PATCH', ws(), patch, current.version) : await call<WorkspaceSettings>('PATCH', ws(), patch);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 412) await loadWorkspace();
+    throw err;
+  }
   // The toolbar's workspace list shows the name.
-  if (patch.name !== undefined) void start();
+  if (patch.name !== undefined) workspaces.value = workspaces.value.map((w): Workspace => (w.id === workspace.value?.id ? { ...w, name: workspace.value.name } : w));
 }
 
 // ---- keys

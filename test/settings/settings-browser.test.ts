@@ -96,6 +96,7 @@ test('an owner edits the workspace settings: a refused field shows its problem b
   await expect(problem.textContent()).resolves.toBe('must be one of locales');
   await expect(page.locator('#ws-default-locale').getAttribute('aria-invalid')).resolves.toBe('true');
   await expect(page.locator('#ws-default-locale').getAttribute('aria-describedby')).resolves.toContain('ws-default-locale-problem');
+  await eventually(() => page.evaluate(() => document.activeElement.id === 'ws-default-locale'));
   await expect(page.locator('#ws-name').inputValue()).resolves.toBe('Settings Bakery & Café');
   await expect(page.locator('#ws-locales').inputValue()).resolves.toBe('en, de, fr');
   await expect(page.locator('#ws-default-locale').inputValue()).resolves.toBe('it');
@@ -106,6 +107,7 @@ test('an owner edits the workspace settings: a refused field shows its problem b
   await page.locator('#workspace-form button[type=submit]').click();
   await page.locator('#workspace-status', { hasText: 'Saved.' }).waitFor({ timeout: 10_000 });
   await expect(page.locator('#ws-default-locale-problem').count()).resolves.toBe(0);
+  await expect(page.locator(`#workspace option[value="${ws.id}"]`).textContent()).resolves.toContain('Settings Bakery & Café');
   const stored = (await admin('')).body;
   expect({ name: stored.name, locales: stored.locales, defaultLocale: stored.defaultLocale, siteUrl: stored.siteUrl }).toEqual({
     name: 'Settings Bakery & Café',
