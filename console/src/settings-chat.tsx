@@ -31,6 +31,8 @@ export function lowContrast(theme: Record<ThemeKey, string>): { pair: string; ra
   ];
   const low: { pair: string; ratio: number }[] = [];
   for (const [pair, fore, back] of pairs) {
+    // Without its own text colour, the widget picks black or white, whichever reads better on the primary.
+    if (fore === 'primary-text' && !theme['primary-text'].trim()) continue;
     const ratio = contrastRatio(colour(fore), colour(back));
     if (ratio !== null && ratio < MIN_CONTRAST) low.push({ pair, ratio });
   }

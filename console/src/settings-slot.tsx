@@ -2,7 +2,7 @@ import type { ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { Section } from './router.js';
 import { t } from './strings.js';
-import { runsTeam } from './team.js';
+import { myRole, runsTeam } from './team.js';
 
 /** Settings are the owners' (and operators'): the others neither see the section nor load it (the server refuses anyway). */
 export const settingsShown = (section: Section) => section !== 'settings' || runsTeam.value;
@@ -17,6 +17,8 @@ export function SettingsSlot() {
   useEffect(() => {
     if (runsTeam.value) void loadSettings().then(setLoaded);
   }, [runsTeam.value]);
+  // The role is known once the workspace list is in: until then, no verdict.
+  if (myRole.value === null) return <p class="box muted" aria-busy="true">{t.loadingSettings}</p>;
   if (!runsTeam.value) return <p class="box">{t.settingsOnlyOwners}</p>;
   if (!loaded) return <p class="box muted" aria-busy="true">{t.loadingSettings}</p>;
   const { SettingsView } = loaded;

@@ -10,7 +10,8 @@ export const SETTINGS_CSS = `
 .settings .help{font-size:.9rem}
 .settings .check{display:flex;gap:8px;align-items:center;margin:0}
 .settings .pair{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:6px}
-.settings .events label{display:flex;gap:6px;align-items:center;overflow-wrap:anywhere}
+.settings .events{display:grid;grid-template-columns:repeat(auto-fill,minmax(230px,1fr))}.settings .events label{display:flex;gap:6px;align-items:center;overflow-wrap:anywhere;min-height:36px}
+.settings .actions{margin:6px 0}.settings h3{margin-top:16px}
 .settings details{border-top:1px solid #e3e0d8;padding-top:6px}.settings summary{cursor:pointer;min-height:36px;padding:6px 0}
 .secret,.url{overflow-wrap:anywhere;word-break:break-all}
 code.secret{background:#f3f1ec;padding:2px 6px;border-radius:4px}

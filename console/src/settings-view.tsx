@@ -152,11 +152,7 @@ function KeysPanel() {
       </div>
       <h3 id="publishable-title">{s.publishableKey}</h3>
       <p class="muted">{s.publishableHelp}</p>
-      <p>
-        <code id="publishable-key" class="secret">
-          {ready ? (publishable ?? s.noPublishableKey) : '…'}
-        </code>
-      </p>
+      <p id="publishable-key">{!ready ? '…' : publishable ? <code class="secret">{publishable}</code> : s.noPublishableKey}</p>
       {publishable && (
         <div class="actions">
           <Confirm id="rotate-publishable" label={s.rotatePublishable} question={s.rotatePublishableQuestion} yes={s.rotateKeyYes} onYes={() => run(async () => void (await settings.rotatePublishableKey()))} />

@@ -128,8 +128,11 @@ test('an owner edits the workspace settings: a refused field shows its problem b
 }, 90_000);
 
 test('an owner reveals and rotates the API key with a confirmation (keyboard only); the old key answers 401 at once', async () => {
+  const chat = await admin('/plugins/live-chat', { method: 'PUT', body: { enabled: true, greeting: 'Hello!' } });
+  expect(chat.status).toBe(200);
   const { context, page, errors } = await openApp(owner, { hash: '#/settings/keys' });
   await page.locator('#reveal-key').waitFor({ timeout: 10_000 });
+  await expect(page.locator('#publishable-key code').textContent()).resolves.toBe(chat.body.publishableKey);
   expect(await axeViolations(page)).toEqual([]);
   await expect(page.locator('#api-key').textContent()).resolves.not.toContain(ws.apiKey);
   await page.locator('#reveal-key').focus();
