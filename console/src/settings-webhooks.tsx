@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { EVENT_NAMES } from '../../src/events/events.js';
 import type { FieldIssue } from './api.js';
 import { t } from './strings.js';
@@ -203,10 +203,20 @@ function FilterForm({ endpoint, onDone }: { endpoint: settings.Endpoint; onDone:
   );
 }
 
+/** How often an open log with unfinished deliveries is read again. */
+const REFRESH_MS = 5_000;
+
 function DeliveryLog({ endpointId }: { endpointId: string }) {
   const s = t.settingsText;
   const [problem, setProblem] = useState('');
   const items = settings.deliveries.value[endpointId];
+  // While a delivery waits for an attempt, the log reads itself again now and then: retries show as they happen.
+  const unfinished = (items ?? []).some((delivery) => delivery.state === 'pending' || delivery.state === 'scheduled');
+  useEffect(() => {
+    if (!unfinished) return;
+    const timer = setInterval(() => void settings.loadDeliveries(endpointId).catch(() => undefined), REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [unfinished, endpointId]);
   const run = (work: () => Promise<void>) =>
     void work().then(
       () => setProblem(''),

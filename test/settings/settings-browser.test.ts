@@ -215,6 +215,24 @@ test('a failing webhook endpoint: its secret shown once, its deliveries with the
   }, 10_000, 300);
   const deliveries = (await admin(`/webhook-endpoints/${endpoint.id}/deliveries`)).body.items as { redeliveryOf: string | null; state: string }[];
   expect(deliveries.find((delivery) => delivery.redeliveryOf === deliveryId)?.state).toBe('delivered');
+
+  // The event filter: one event instead of all.
+  await page.locator(`#filter-${endpoint.id}`).click();
+  const filter = page.locator(`#filter-form-${endpoint.id}`);
+  await filter.locator('input[value="*"]').uncheck();
+  await filter.locator('input[value="post.published"]').check();
+  await filter.locator('button[type=submit]').click();
+  await page.locator(`#endpoint-${endpoint.id}`, { hasText: 'Events: post.published' }).waitFor({ timeout: 10_000 });
+  expect((await admin(`/webhook-endpoints/${endpoint.id}`)).body.events).toEqual(['post.published']);
+
+  // Rotating the secret asks first, then shows the new one once.
+  await page.locator(`#rotate-${endpoint.id}`).click();
+  await page.locator(`#rotate-${endpoint.id}-yes`).click();
+  const rotated = (await page.locator('#new-secret-value').textContent({ timeout: 10_000 }))!;
+  expect(rotated).toMatch(/^whsec_/);
+  expect(rotated).not.toBe(secret);
+  await page.locator('#secret-stored').click();
+  await eventually(() => page.evaluate(() => document.activeElement.id === 'endpoints-title'));
   expect(errors).toEqual([]);
   await context.close();
 }, 90_000);
