@@ -25,8 +25,11 @@ let owner: TestUser;
 /** A webhook receiver on its own port: answers `status` (500 at first) and keeps what it received. */
 const receiver = { status: 500, received: [] as { webhookId: string; body: { type: string } }[], server: null as Server | null, url: '' };
 
+/** What the console build made: the settings are a chunk loaded on demand, and the whole app stays small. */
+let built: { gzipped: number; lazy: string[] };
+
 beforeAll(async () => {
-  await buildConsole();
+  built = await buildConsole();
   // Retries come quickly (0.3 s, then 1.8 s, then about 11 s): a failing endpoint shows several attempts soon.
   node = await startTestNode({ env: { WEBHOOK_RETRY_BASE_MS: '300' } });
   ws = await createWorkspace(node.url, { name: 'Settings Bakery', locales: ['en', 'de'] });
@@ -57,21 +60,24 @@ async function openApp(user: { email: string }, options: { width?: number; local
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
+  const requested: string[] = [];
+  page.on('request', (req) => requested.push(req.url()));
   await page.goto(`${node.url}/console${options.hash ?? '#/settings'}`);
   await page.locator('#email').fill(user.email);
   await page.locator('#password').fill(PASSWORD);
   await page.locator('#password').press('Enter');
   await page.locator('#workspace').waitFor({ state: 'visible', timeout: 10_000 });
   if ((await page.locator('#workspace').inputValue()) !== ws.id) await page.locator('#workspace').selectOption(ws.id);
-  return { context, page, errors };
+  return { context, page, errors, requested };
 }
 
 const admin = (path: string, options: { method?: string; body?: unknown } = {}) => request(node.url, `/admin/workspaces/${ws.id}${path}`, { token: ws.token, ...options });
 const overflowsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
 
 test('an owner edits the workspace settings: a refused field shows its problem beside it, nothing typed is lost, and the fix persists', async () => {
-  const { context, page, errors } = await openApp(owner, { hash: '#/settings/workspace' });
+  const { context, page, errors, requested } = await openApp(owner, { hash: '#/settings/workspace' });
   await page.locator('#workspace-form').waitFor({ timeout: 10_000 });
+  expect(requested.filter((url) => url.includes('/settings-view'))).toHaveLength(1);
   expect(await axeViolations(page)).toEqual([]);
   await expect(page.locator('#ws-name').inputValue()).resolves.toBe('Settings Bakery');
 
@@ -237,15 +243,21 @@ test('a failing webhook endpoint: its secret shown once, its deliveries with the
   await context.close();
 }, 90_000);
 
-test('an editor gets no Settings: no entry in the navigation, and the address shows no settings', async () => {
+test('the settings are their own chunk, loaded on demand; the whole app stays under 150 KB gzipped', () => {
+  expect(built.lazy.some((file) => file.startsWith('settings-view'))).toBe(true);
+  expect(built.gzipped).toBeLessThan(150 * 1024);
+});
+
+test('an editor gets no Settings: no entry in the navigation, the address shows no settings, and their chunk is not loaded', async () => {
   const editor = await memberWith(node.url, ws, 'editor', 'Eda Editor');
-  const { context, page, errors } = await openApp(editor, { hash: '#/settings/keys' });
+  const { context, page, errors, requested } = await openApp(editor, { hash: '#/settings/keys' });
   await page.locator('#nav-posts').waitFor({ timeout: 10_000 });
   await expect(page.locator('#nav-settings').count()).resolves.toBe(0);
   await page.locator('text=Only owners change the settings.').waitFor();
   await expect(page.locator('#reveal-key').count()).resolves.toBe(0);
   // The server refuses them anyway.
   expect((await request(node.url, `/admin/workspaces/${ws.id}/api-key`, { token: editor.token })).status).toBe(403);
+  expect(requested.filter((url) => url.includes('/settings-view'))).toEqual([]);
   expect(errors).toEqual([]);
   await context.close();
 }, 60_000);
