@@ -1,5 +1,5 @@
 import { signal } from '@preact/signals';
-import type { FieldIssue, Workspace } from './api.js';
+import type { Workspace } from './api.js';
 import { ApiError } from './api.js';
 import { call, workspaces, ws } from './store.js';
 import { versionedCall } from './posts.js';
@@ -247,8 +247,3 @@ export async function sendTest(endpointId: string): Promise<void> {
   await loadDeliveries(endpointId);
 }
 
-/** A refusal's field problems, or the whole refusal as one (`path` '') when it names no field. */
-export function problemsOf(err: unknown): FieldIssue[] {
-  if (err instanceof ApiError && err.issues.length) return err.issues;
-  return [{ path: '', message: err instanceof Error ? err.message : String(err) }];
-}
