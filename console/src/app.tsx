@@ -13,6 +13,7 @@ import { InboxView } from './inbox-view.js';
 import { BookingsView } from './bookings-view.js';
 import { AccountView, TeamView } from './team-view.js';
 import { PostsView, sectionShown } from './posts-view.js';
+import { SettingsSlot, settingsShown } from './settings-slot.js';
 import { PublicPage } from './auth-pages.js';
 import { PersonPanel } from './person-panel.js';
 import { FilterSelect, SearchBox } from './widgets.js';
@@ -102,6 +103,7 @@ const VIEWS: Record<Section, () => preact.JSX.Element> = {
   posts: PostsView,
   team: TeamView,
   account: AccountView,
+  settings: SettingsSlot,
 };
 
 function View() {
@@ -120,6 +122,7 @@ const BADGES: Record<Section, () => number> = {
   posts: () => 0,
   team: () => 0,
   account: () => 0,
+  settings: () => 0,
 };
 
 function SectionNav() {
@@ -127,7 +130,7 @@ function SectionNav() {
   return (
     <nav aria-label={t.sections} class="sections">
       <ul>
-        {SECTIONS.filter(sectionShown).map((section) => {
+        {SECTIONS.filter((section) => sectionShown(section) && settingsShown(section)).map((section) => {
           const count = BADGES[section]();
           return (
             <li key={section}>

@@ -13,7 +13,7 @@ import {
 } from './endpoints.schemas.js';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateSecret, toAdminEndpoint, updateEndpoint } from './endpoints.service.js';
 import { deliveriesPageSchema, deliverySchema } from './webhooks.schemas.js';
-import { listDeliveries, redeliver, toAdminDelivery } from './webhooks.admin.js';
+import { listDeliveries, redeliver, sendTestEvent, TEST_EVENT, toAdminDelivery } from './webhooks.admin.js';
 
 const tags = ['Webhooks'];
 const base = '/admin/workspaces/:wid/webhook-endpoints';
@@ -134,5 +134,16 @@ export const endpointsRoutes: RouteDef[] = [
       await getEndpoint(deps, workspace.id, eid);
       return { status: 202, body: toAdminDelivery(await redeliver(deps, workspace.id, did, eid)) };
     },
+  }),
+  route({
+    method: 'post',
+    path: `${base}/:eid/test`,
+    summary: 'Send a test event to a webhook endpoint (owners)',
+    description: `A \`${TEST_EVENT}\` delivery to this endpoint only, whatever its \`events\` filter: \`{type: "${TEST_EVENT}", id, timestamp, workspaceId, data: {endpointId}}\`, signed with its secret, attempted at once with the usual retries and listed in its deliveries. A disabled endpoint is not sent to: the delivery ends \`failed\` (\`the endpoint is disabled; not sent\`). Answers 202 with the delivery.`,
+    tags,
+    ...owner,
+    params: endpointParams,
+    responses: { 202: { description: 'The test delivery, scheduled now.', schema: deliverySchema }, 404: 'No such endpoint in this workspace.' },
+    handle: async ({ deps, workspace, params: { eid } }) => ({ status: 202, body: toAdminDelivery(await sendTestEvent(deps, workspace.id, eid)) }),
   }),
 ];

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { findWorkspace } from '../workspaces/workspaces.service.js';
 import type { Deps } from '../deps.js';
 import { fail } from '../shared/errors.js';
@@ -31,6 +32,32 @@ export async function redeliver(deps: Deps, workspaceId: string, deliveryId: str
   await store.create(copy);
   await scheduleRetry(deps, workspaceId, now);
   return copy;
+}
+
+/** The event name of a test delivery: never published on the bus, so no other endpoint receives it. */
+export const TEST_EVENT = 'webhook.test';
+
+/**
+ * A `webhook.test` delivery to one endpoint, whatever its event filter (its owner asked for it): an envelope
+ * like any other (`{type, id, timestamp, workspaceId, data}`), signed with the endpoint's secret, attempted at
+ * once with the usual retries, and listed in its delivery log.
+ */
+export async function sendTestEvent(deps: Deps, workspaceId: string, endpointId: string): Promise<Delivery> {
+  const endpoint = await getEndpoint(deps, workspaceId, endpointId);
+  const now = deps.clock.now();
+  const webhookId = `msg_${randomBytes(16).toString('hex')}`;
+  const delivery = newDelivery(deps, workspaceId, {
+    event: TEST_EVENT,
+    webhookId,
+    payload: { type: TEST_EVENT, id: webhookId, timestamp: now.toISOString(), workspaceId, data: { endpointId: endpoint.id } },
+    url: endpoint.url,
+    state: 'scheduled',
+    nextAttemptAt: now,
+    endpointId: endpoint.id,
+  });
+  await deliveryStore(deps.db).create(delivery);
+  await scheduleRetry(deps, workspaceId, now);
+  return delivery;
 }
 
 /** A delivery as the admin API shows it. */
