@@ -36,7 +36,7 @@ test('messages stored before the flag: unread ones count again after the upgrade
   // As an earlier version stored them: no flag, and no record of the upgrade.
   const messages = first.deps.db.collection('livechat_messages');
   await messages.updateMany({}, { $unset: { unread: '' } });
-  await first.deps.db.collection('once_claims').deleteMany({ _id: /^upgrade:/ as unknown as string });
+  await first.deps.db.collection<{ _id: string }>('once_claims').deleteMany({ _id: { $regex: '^upgrade:' } });
   await first.close();
   open.pop();
 
