@@ -13,6 +13,7 @@ import { InboxView } from './inbox-view.js';
 import { BookingsView } from './bookings-view.js';
 import { AccountView, TeamView } from './team-view.js';
 import { PostsView, sectionShown } from './posts-view.js';
+import { StructureSlot } from './structure-slot.js';
 import { PublicPage } from './auth-pages.js';
 import { PersonPanel } from './person-panel.js';
 import { FilterSelect, SearchBox } from './widgets.js';
@@ -100,6 +101,7 @@ const VIEWS: Record<Section, () => preact.JSX.Element> = {
   submissions: SubmissionsView,
   bookings: BookingsView,
   posts: PostsView,
+  structure: StructureSlot,
   team: TeamView,
   account: AccountView,
 };
@@ -118,6 +120,7 @@ const BADGES: Record<Section, () => number> = {
   submissions: () => submissions.waiting.value,
   bookings: () => bookings.pending.value.length,
   posts: () => 0,
+  structure: () => 0,
   team: () => 0,
   account: () => 0,
 };

@@ -73,7 +73,8 @@ export function useSubmit<T>(run: (data: FormData) => Promise<T>, onDone: (value
     setIssues(outcome.ok ? [] : outcome.issues);
     setMessage(outcome.ok || outcome.issues.length > 0 ? '' : outcome.message);
     if (outcome.ok) onDone(outcome.value, form);
-    else form.querySelector<HTMLElement>('[aria-invalid=true]')?.focus();
+    // After the render that marks the fields: the first one refused takes the focus.
+    else setTimeout(() => form.querySelector<HTMLElement>('[aria-invalid=true]')?.focus(), 0);
   };
   return { onSubmit, issues, message, busy };
 }

@@ -1,0 +1,307 @@
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import type { Browser, Page } from 'playwright-core';
+import { axeViolations, launchChromium } from '../support/browser.js';
+import { createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
+import type { HearthNode } from '../../src/app/node.js';
+import { buildConsole } from '../../scripts/build-widget.mjs';
+import { memberWith, PASSWORD, type TestUser } from '../team/support.js';
+
+/**
+ * The team app's menus and categories in a real Chromium against a real node: an editor arranges a
+ * navigation's items with the keyboard alone (reorder, nest, a label per locale, hidden in one locale) and
+ * /external serves the saved tree; categories are created, renamed and deleted, with the server's field-level
+ * problem beside its field; a post gets a category and tags, and deleting it takes it off /external; an agent
+ * gets no such section.
+ */
+
+declare const document: any;
+
+let node: HearthNode;
+let browser: Browser;
+let ws: WorkspaceFixture;
+let editor: TestUser;
+
+beforeAll(async () => {
+  await buildConsole();
+  node = await startTestNode();
+  ws = await createWorkspace(node.url, { name: 'Structure Bakery', locales: ['en', 'de'] });
+  editor = await memberWith(node.url, ws, 'editor', 'Eda Editor');
+  browser = await launchChromium();
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await node?.stop();
+});
+
+async function openApp(user: { email: string }, options: { width?: number; locale?: string; hash?: string } = {}) {
+  const context = await browser.newContext({ locale: options.locale ?? 'en-US', viewport: { width: options.width ?? 1280, height: 900 } });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(`${node.url}/console${options.hash ?? '#/structure'}`);
+  await page.locator('#email').fill(user.email);
+  await page.locator('#password').fill(PASSWORD);
+  await page.locator('#password').press('Enter');
+  await page.locator('#workspace').waitFor({ state: 'visible', timeout: 10_000 });
+  if ((await page.locator('#workspace').inputValue()) !== ws.id) await page.locator('#workspace').selectOption(ws.id);
+  return { context, page, errors };
+}
+
+const admin = (path: string, options: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) => request(node.url, `/admin/workspaces/${ws.id}${path}`, { token: ws.token, ...options });
+/** The focus moves after the render the key press caused: wait for it to arrive. */
+const focusOn = (page: Page, id: string) => page.waitForFunction((wanted) => document.activeElement?.id === wanted, id, { timeout: 5_000 });
+const overflowsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
+/** Focus and Enter: how a keyboard user presses a button. */
+async function press(page: Page, selector: string, key = 'Enter') {
+  await page.locator(selector).focus();
+  await page.keyboard.press(key);
+}
+
+interface PublicItem {
+  id: string;
+  parentId: string | null;
+  position: number;
+  labels: Record<string, string> | null;
+  hiddenLocales: string[];
+}
+
+/**
+ * What a site renders of a public navigation in one locale, as the endpoint documents it: an item hidden in
+ * the locale is left out with its children; its label in that locale (else the first one). `>` marks depth.
+ */
+function menuIn(items: PublicItem[], locale: string): string[] {
+  const hidden = new Set<string>();
+  const depth = new Map<string, number>();
+  const shown: string[] = [];
+  for (const item of items) {
+    if (item.hiddenLocales.includes(locale) || (item.parentId && hidden.has(item.parentId))) {
+      hidden.add(item.id);
+      continue;
+    }
+    const level = item.parentId ? depth.get(item.parentId)! + 1 : 0;
+    depth.set(item.id, level);
+    const labels = item.labels ?? {};
+    shown.push(`${'>'.repeat(level)}${labels[locale] ?? Object.values(labels)[0]}`);
+  }
+  return shown;
+}
+
+test('an editor reorders and nests navigation items with the keyboard only, labels and hides them per locale; /external serves the saved tree', async () => {
+  const created = await admin('/navigations', { body: { key: 'header', name: 'Header' } });
+  expect(created.status).toBe(201);
+  const nid = created.body.id as string;
+  const seeded = await admin(`/navigations/${nid}/items`, {
+    method: 'PUT',
+    body: {
+      items: [
+        { id: 'a', parentId: null, position: 0, type: 'CUSTOM_URL', customUrl: '/', labels: { en: 'Home' } },
+        { id: 'b', parentId: null, position: 1, type: 'CUSTOM_URL', customUrl: '/shop', labels: { en: 'Shop', de: 'Laden' } },
+        { id: 'c', parentId: null, position: 2, type: 'CUSTOM_URL', customUrl: '/contact', labels: { en: 'Contact', de: 'Kontakt' } },
+      ],
+    },
+  });
+  expect(seeded.status).toBe(200);
+  const [home, shop, contact] = (seeded.body.items as PublicItem[]).map((item) => item.id);
+
+  const { context, page, errors } = await openApp(editor);
+  await page.locator('#navigation-header').waitFor();
+  expect(await axeViolations(page)).toEqual([]);
+  await press(page, '#navigation-header');
+  await page.locator('#nav-tree').waitFor();
+  expect(await axeViolations(page)).toEqual([]);
+
+  // Contact up one: Home, Contact, Shop. The focus stays on the button pressed; the move is announced.
+  await press(page, `#item-${contact}-up`);
+  await focusOn(page, `item-${contact}-up`);
+  await expect(page.locator('#nav-announce').textContent()).resolves.toBe('Contact: position 2 of 3, top level.');
+  // Shop under Contact (the item above it).
+  await press(page, `#item-${shop}-indent`);
+  await focusOn(page, `item-${shop}-indent`);
+  await expect(page.locator('#nav-announce').textContent()).resolves.toBe('Shop: position 1 of 1, under Contact.');
+  // Home cannot go further up: said, nothing moves.
+  await press(page, `#item-${home}-up`);
+  await expect(page.locator('#nav-announce').textContent()).resolves.toBe('Home cannot move that way.');
+
+  // A new link with a label per locale, typed and added from the keyboard.
+  await page.locator('#nav-add-label-en').focus();
+  await page.keyboard.type('News');
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('Neuigkeiten');
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('/news');
+  await page.keyboard.press('Enter');
+  const added = (await page.locator('#nav-tree > li').last().getAttribute('id'))!.replace(/^item-/, '');
+  await expect(page.locator('#nav-announce').textContent()).resolves.toBe('News added at the end.');
+  // Into Contact's children (after Shop), then above Shop.
+  await press(page, `#item-${added}-indent`);
+  await press(page, `#item-${added}-up`);
+  await expect(page.locator('#nav-announce').textContent()).resolves.toBe('News: position 1 of 2, under Contact.');
+  // Home is hidden in German: its edit panel opened and its box ticked from the keyboard.
+  await press(page, `#item-${home}-edit`);
+  await press(page, `#item-${home}-hide-de`, 'Space');
+  await expect(page.locator(`#item-${home}-hide-de`).isChecked()).resolves.toBe(true);
+
+  await press(page, '#nav-save');
+  await page.locator('#nav-state[data-state=saved]').waitFor({ timeout: 10_000 });
+  const served = await request(node.url, '/external/navigations/header', { apiKey: ws.apiKey });
+  expect(served.status).toBe(200);
+  const items = served.body.items as PublicItem[];
+  expect(items.map((item) => [item.labels?.en, item.parentId === null ? null : items.find((parent) => parent.id === item.parentId)?.labels?.en, item.position])).toEqual([
+    ['Home', null, 0],
+    ['Contact', null, 1],
+    ['News', 'Contact', 0],
+    ['Shop', 'Contact', 1],
+  ]);
+  expect(items[2].labels).toEqual({ en: 'News', de: 'Neuigkeiten' });
+  expect(items[0].hiddenLocales).toEqual(['de']);
+  expect(menuIn(items, 'en')).toEqual(['Home', 'Contact', '>News', '>Shop']);
+  expect(menuIn(items, 'de')).toEqual(['Kontakt', '>Neuigkeiten', '>Laden']);
+
+  // A heading without a label: the server's 400 shows beside that item's labels; what was arranged stays.
+  await page.locator('#nav-add-type').selectOption('HEADING');
+  await press(page, '#nav-add-submit');
+  const heading = (await page.locator('#nav-tree > li').last().getAttribute('id'))!.replace(/^item-/, '');
+  await press(page, '#nav-save');
+  await page.locator(`#item-${heading}-labels-problem`).waitFor({ timeout: 10_000 });
+  await expect(page.locator(`#item-${heading}-labels-problem`).textContent()).resolves.toContain('label');
+  await expect(page.locator('#nav-state').getAttribute('data-state')).resolves.toBe('refused');
+  expect(await axeViolations(page)).toEqual([]);
+  await page.locator(`#item-${heading}-label-en`).focus();
+  await page.keyboard.type('More');
+  await expect(page.locator(`#item-${heading}-labels-problem`).count()).resolves.toBe(0);
+
+  // Someone else saves meanwhile: 412, the arrangement here is kept and saved over theirs on request.
+  const current = (await admin(`/navigations/${nid}`)).body;
+  const theirs = await admin(`/navigations/${nid}/items`, { method: 'PUT', headers: { 'If-Match': `"${current.version}"` }, body: { items: [{ parentId: null, position: 0, type: 'CUSTOM_URL', customUrl: '/', labels: { en: 'Only theirs' } }] } });
+  expect(theirs.status).toBe(200);
+  await press(page, '#nav-save');
+  await page.locator('#nav-conflict').waitFor({ timeout: 10_000 });
+  await expect(page.locator(`#item-${heading}-label-en`).inputValue()).resolves.toBe('More');
+  await press(page, '#nav-save-mine');
+  await page.locator('#nav-state[data-state=saved]').waitFor({ timeout: 10_000 });
+  const final = (await request(node.url, '/external/navigations/header', { apiKey: ws.apiKey })).body.items as PublicItem[];
+  expect(menuIn(final, 'en')).toEqual(['Home', 'Contact', '>News', '>Shop', 'More']);
+  expect(errors).toEqual([]);
+  await context.close();
+}, 120_000);
+
+test('categories: create, a field-level 400 beside its field (typed text kept), rename and delete', async () => {
+  const { context, page, errors } = await openApp(editor);
+  await page.locator('#new-category').waitFor();
+
+  await page.locator('#category-name').fill('Cakes');
+  await page.locator('#category-slug').fill('bad slug');
+  await press(page, '#new-category button[type=submit]');
+  await page.locator('#category-slug-problem').waitFor({ timeout: 10_000 });
+  await expect(page.locator('#category-slug').getAttribute('aria-invalid')).resolves.toBe('true');
+  await expect(page.locator('#category-slug').inputValue()).resolves.toBe('bad slug');
+  await expect(page.locator('#category-name').inputValue()).resolves.toBe('Cakes');
+  await focusOn(page, 'category-slug');
+  expect(await axeViolations(page)).toEqual([]);
+
+  await page.locator('#category-slug').fill('cakes');
+  await page.keyboard.press('Enter');
+  await page.locator('#categories li[data-slug=cakes]').waitFor({ timeout: 10_000 });
+  const cakes = ((await admin('/categories')).body.items as { id: string; slug: string; name: string }[]).find((category) => category.slug === 'cakes')!;
+  expect(cakes.name).toBe('Cakes');
+
+  // A taken slug is refused beside the slug field too.
+  await page.locator('#category-name').fill('More cakes');
+  await page.locator('#category-slug').fill('cakes');
+  await page.keyboard.press('Enter');
+  await page.locator('#category-slug-problem').waitFor({ timeout: 10_000 });
+
+  // Rename from the keyboard: the name field takes the focus.
+  await press(page, `#category-${cakes.id}-rename`);
+  await focusOn(page, `category-${cakes.id}-name`);
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('Cakes and tarts');
+  await page.locator(`#category-${cakes.id}-slug`).fill('');
+  await page.keyboard.press('Enter');
+  await page.locator(`#category-${cakes.id}-slug-problem`).waitFor({ timeout: 10_000 });
+  await expect(page.locator(`#category-${cakes.id}-name`).inputValue()).resolves.toBe('Cakes and tarts');
+  await page.locator(`#category-${cakes.id}-slug`).fill('cakes-tarts');
+  await page.keyboard.press('Enter');
+  await page.locator('#categories li[data-slug=cakes-tarts]').waitFor({ timeout: 10_000 });
+  expect((await admin('/categories')).body.items.find((category: { id: string }) => category.id === cakes.id)).toMatchObject({ name: 'Cakes and tarts', slug: 'cakes-tarts' });
+
+  // Delete asks first; the focus starts on "keep it".
+  await press(page, `#category-${cakes.id}-delete`);
+  await focusOn(page, `category-${cakes.id}-keep`);
+  expect(await axeViolations(page)).toEqual([]);
+  await press(page, `#category-${cakes.id}-confirm`);
+  await page.locator(`#category-${cakes.id}`).waitFor({ state: 'detached', timeout: 10_000 });
+  expect((await admin('/categories')).body.items.some((category: { id: string }) => category.id === cakes.id)).toBe(false);
+  expect(errors).toEqual([]);
+  await context.close();
+}, 120_000);
+
+test('a post gets a category and tags in the editor; deleting it (confirmed) takes it off /external', async () => {
+  const category = await admin('/categories', { body: { slug: 'bread', name: 'Bread' } });
+  expect(category.status).toBe(201);
+  const post = await admin('/posts', { body: { locale: 'en', slug: 'baguette', title: 'Baguette', contentMarkdown: 'Crisp.' } });
+  expect(post.status).toBe(201);
+  expect((await admin(`/posts/${post.body.id}/publish`, { body: {} })).status).toBe(200);
+  expect((await request(node.url, '/external/posts/baguette', { apiKey: ws.apiKey })).status).toBe(200);
+
+  const { context, page, errors } = await openApp(editor, { hash: `#/posts/${post.body.id}` });
+  await page.locator('#post-category option', { hasText: 'Bread' }).waitFor({ state: 'attached', timeout: 10_000 });
+  await page.locator('#post-category').selectOption(category.body.id);
+  await page.locator('#post-tags').fill('french, crusty, french');
+  await press(page, '#classification button[type=submit]');
+  await page.locator('#classification-status', { hasText: 'Category and tags saved.' }).waitFor({ timeout: 10_000 });
+  expect((await admin(`/posts/${post.body.id}`)).body).toMatchObject({ categoryId: category.body.id, tags: ['french', 'crusty'] });
+
+  // Too long a tag: the server's problem beside the tags field, the text as typed.
+  await page.locator('#post-tags').fill(`ok, ${'x'.repeat(101)}`);
+  await press(page, '#classification button[type=submit]');
+  await page.locator('#post-tags-problem').waitFor({ timeout: 10_000 });
+  await expect(page.locator('#post-tags').inputValue()).resolves.toBe(`ok, ${'x'.repeat(101)}`);
+
+  await press(page, '#delete-post');
+  await focusOn(page, 'delete-post-keep');
+  expect(await axeViolations(page)).toEqual([]);
+  await page.keyboard.press('Enter');
+  await focusOn(page, 'delete-post');
+  expect((await admin(`/posts/${post.body.id}`)).status).toBe(200);
+  await page.keyboard.press('Enter');
+  await press(page, '#delete-post-confirm');
+  await page.locator('#posts-title').waitFor({ timeout: 10_000 });
+  expect((await admin(`/posts/${post.body.id}`)).status).toBe(404);
+  await eventually(async () => (await request(node.url, '/external/posts/baguette', { apiKey: ws.apiKey })).status === 404);
+  expect(errors).toEqual([]);
+  await context.close();
+}, 120_000);
+
+test('at 375 px in German the menus and categories stay usable: nothing overflows, no axe violations', async () => {
+  const { context, page, errors } = await openApp(editor, { width: 375, locale: 'de-DE' });
+  await page.locator('#navigation-header').waitFor({ timeout: 10_000 });
+  await page.locator('#categories-title').waitFor();
+  expect(await overflowsSideways(page)).toBe(false);
+  expect(await axeViolations(page)).toEqual([]);
+  await press(page, '#navigation-header');
+  await page.locator('#nav-tree').waitFor();
+  await page.locator('#nav-help', { hasText: 'Ordnen Sie' }).waitFor();
+  const first = (await page.locator('#nav-tree > li').first().getAttribute('id'))!;
+  await press(page, `#${first}-edit`);
+  expect(await overflowsSideways(page)).toBe(false);
+  expect(await axeViolations(page)).toEqual([]);
+  expect(errors).toEqual([]);
+  await context.close();
+}, 120_000);
+
+test('an agent has no menus and categories section; the address says so and the server refuses writes', async () => {
+  const agent = await memberWith(node.url, ws, 'agent', 'Ari Agent');
+  const { context, page, errors } = await openApp(agent, { hash: '#/inbox' });
+  await page.locator('#nav-inbox').waitFor();
+  await eventually(async () => (await page.locator('#workspace option').count()) > 0);
+  await expect(page.locator('#nav-structure').count()).resolves.toBe(0);
+  await page.goto(`${node.url}/console#/structure`);
+  await page.locator('text=Only editors and owners change menus and categories.').waitFor();
+  await expect(page.locator('#new-category').count()).resolves.toBe(0);
+  const refused = await request(node.url, `/admin/workspaces/${ws.id}/categories`, { token: agent.token, body: { slug: 'nope', name: 'Nope' } });
+  expect(refused.status).toBe(403);
+  expect(errors).toEqual([]);
+  await context.close();
+}, 60_000);
