@@ -73,6 +73,13 @@ export function NavigationEditor({ id }: { id: string }) {
         {t.navStates[editor.state.value]}
       </p>
       {editor.state.value === 'conflict' && <ConflictChoice editor={editor} />}
+      {editor.state.value === 'restored' && (
+        <p class="actions">
+          <button type="button" id="nav-discard" onClick={() => void editor.takeTheirs().catch(report)}>
+            {t.navDiscard}
+          </button>
+        </p>
+      )}
       {editor.problem.value && <FormProblem id="nav-problem" message={editor.problem.value} />}
       <h3 id="nav-items-title" tabIndex={-1}>
         {t.navItems}

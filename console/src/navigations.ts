@@ -1,22 +1,11 @@
 import { batch, signal } from '@preact/signals';
 import { ApiError, type FieldIssue } from './api.js';
-import { call, error, ws } from './store.js';
+import { call, error, workspaceId, ws } from './store.js';
+import { t } from './strings.js';
 import { versionedCall } from './posts.js';
+import { toTree, toItems, type NavigationItem, type TreeNode } from './navigation-tree.js';
 
-/** The admin API's navigation item (`AdminNavigation.items`): a flat list, nesting by `parentId`. */
-export type ItemType = 'CUSTOM_URL' | 'POST' | 'HEADING';
-export interface NavigationItem {
-  id: string;
-  parentId: string | null;
-  position: number;
-  type: ItemType;
-  customUrl: string | null;
-  imageUrl: string | null;
-  customConfig: Record<string, unknown> | null;
-  labels: Record<string, string> | null;
-  hiddenLocales: string[];
-  postId: string | null;
-}
+export * from './navigation-tree.js';
 
 export interface Navigation {
   id: string;
@@ -27,21 +16,6 @@ export interface Navigation {
   createdAt: string;
   updatedAt: string;
 }
-
-/** An item as the editor holds it: its children inside it, text fields as typed (empty for none). */
-export interface TreeNode {
-  id: string;
-  type: ItemType;
-  customUrl: string;
-  postId: string;
-  labels: Record<string, string>;
-  hiddenLocales: string[];
-  imageUrl: string | null;
-  customConfig: Record<string, unknown> | null;
-  children: TreeNode[];
-}
-
-export type Move = 'up' | 'down' | 'indent' | 'outdent';
 
 /* ---- the list ---- */
 
@@ -78,126 +52,21 @@ export async function loadPostChoices(): Promise<void> {
   }
 }
 
-/* ---- the tree: pure operations ---- */
-
-export function toTree(items: NavigationItem[]): TreeNode[] {
-  const childrenOf = (parentId: string | null): TreeNode[] =>
-    items
-      .filter((item) => item.parentId === parentId)
-      .sort((a, b) => a.position - b.position)
-      .map((item) => ({
-        id: item.id,
-        type: item.type,
-        customUrl: item.customUrl ?? '',
-        postId: item.postId ?? '',
-        labels: { ...(item.labels ?? {}) },
-        hiddenLocales: [...item.hiddenLocales],
-        imageUrl: item.imageUrl,
-        customConfig: item.customConfig,
-        children: childrenOf(item.id),
-      }));
-  return childrenOf(null);
-}
-
-/** The request body's items, depth-first; each item's position is its index among its siblings. */
-export function toItems(tree: TreeNode[]) {
-  const items: (Omit<NavigationItem, 'labels'> & { labels: Record<string, string> | null })[] = [];
-  const walk = (nodes: TreeNode[], parentId: string | null) =>
-    nodes.forEach((node, position) => {
-      const labels = Object.fromEntries(Object.entries(node.labels).filter(([, text]) => text.trim() !== ''));
-      items.push({
-        id: node.id,
-        parentId,
-        position,
-        type: node.type,
-        customUrl: node.type === 'CUSTOM_URL' ? node.customUrl.trim() || null : null,
-        postId: node.type === 'POST' ? node.postId || null : null,
-        labels: Object.keys(labels).length ? labels : null,
-        hiddenLocales: node.hiddenLocales,
-        imageUrl: node.imageUrl,
-        customConfig: node.customConfig,
-      });
-      walk(node.children, node.id);
-    });
-  walk(tree, null);
-  return items;
-}
-
-const copy = (tree: TreeNode[]): TreeNode[] => tree.map((node) => ({ ...node, labels: { ...node.labels }, hiddenLocales: [...node.hiddenLocales], children: copy(node.children) }));
-
-/** Where a node sits: its sibling list, its index there and its parent (null at the top). */
-function locate(tree: TreeNode[], id: string, parent: TreeNode | null = null): { siblings: TreeNode[]; index: number; parent: TreeNode | null } | null {
-  const index = tree.findIndex((node) => node.id === id);
-  if (index >= 0) return { siblings: tree, index, parent };
-  for (const node of tree) {
-    const found = locate(node.children, id, node);
-    if (found) return found;
-  }
-  return null;
-}
-
-/** Where a node ended up after a move, for the announcement: its position (1-based) and its parent. */
-export interface Placed {
-  position: number;
-  count: number;
-  parent: TreeNode | null;
-}
-
-/** One move of a node with its children; null when it cannot go that way (first, last, top level). */
-export function moved(tree: TreeNode[], id: string, move: Move): { tree: TreeNode[]; placed: Placed } | null {
-  const next = copy(tree);
-  const at = locate(next, id);
-  if (!at) return null;
-  const { siblings, index, parent } = at;
-  const [node] = siblings.splice(index, 1);
-  let target: TreeNode[];
-  let newParent: TreeNode | null;
-  let newIndex: number;
-  if (move === 'up' || move === 'down') {
-    newIndex = index + (move === 'up' ? -1 : 1);
-    if (newIndex < 0 || newIndex > siblings.length) return null;
-    [target, newParent] = [siblings, parent];
-  } else if (move === 'indent') {
-    // Under the sibling before it, as that sibling's last child.
-    if (index === 0) return null;
-    newParent = siblings[index - 1];
-    target = newParent.children;
-    newIndex = target.length;
-  } else {
-    // Out of its parent, right after it.
-    if (!parent) return null;
-    const outer = locate(next, parent.id)!;
-    [target, newParent, newIndex] = [outer.siblings, outer.parent, outer.index + 1];
-  }
-  target.splice(newIndex, 0, node);
-  return { tree: next, placed: { position: newIndex + 1, count: target.length, parent: newParent } };
-}
-
-export function withoutNode(tree: TreeNode[], id: string): TreeNode[] {
-  const next = copy(tree);
-  const at = locate(next, id);
-  if (at) at.siblings.splice(at.index, 1);
-  return next;
-}
-
-export function withNode(tree: TreeNode[], id: string, change: (node: TreeNode) => void): TreeNode[] {
-  const next = copy(tree);
-  const at = locate(next, id);
-  if (at) change(at.siblings[at.index]);
-  return next;
-}
-
-export const allNodes = (tree: TreeNode[]): TreeNode[] => tree.flatMap((node) => [node, ...allNodes(node.children)]);
-
 /* ---- one navigation open in the editor ---- */
 
-export type TreeState = 'saved' | 'unsaved' | 'saving' | 'conflict' | 'refused';
+export type TreeState = 'saved' | 'unsaved' | 'restored' | 'saving' | 'conflict' | 'refused';
 
 let clientIds = 0;
 /** An id for an item not saved yet; the server replaces it with its own. */
 export const newItemId = () => `new-${Date.now().toString(36)}-${++clientIds}`;
 
 const navigationPath = (id: string) => `${ws()}/navigations/${encodeURIComponent(id)}`;
+
+/** What this browser keeps of an unsaved arrangement: the tree and the version it was arranged on. */
+interface Kept {
+  version: number;
+  tree: TreeNode[];
+}
 
 export function openNavigation(navigationId: string) {
   const base = signal<Navigation | null>(null);
@@ -207,6 +76,21 @@ export function openNavigation(navigationId: string) {
   const itemIssues = signal<Record<string, FieldIssue[]>>({});
   /** A refusal that belongs to no one item. */
   const problem = signal('');
+  const keptKey = `hearth.console.navigation.${workspaceId.value ?? ''}.${navigationId}`;
+
+  /** Until it is saved, the arrangement is kept in this browser too: leaving the page or a reload loses nothing. */
+  function keep(): void {
+    if (state.value === 'saved') localStorage.removeItem(keptKey);
+    else localStorage.setItem(keptKey, JSON.stringify({ version: base.value?.version ?? 0, tree: tree.value } satisfies Kept));
+  }
+
+  function readKept(): Kept | null {
+    try {
+      return JSON.parse(localStorage.getItem(keptKey) ?? 'null') as Kept | null;
+    } catch {
+      return null;
+    }
+  }
 
   function adopt(navigation: Navigation): void {
     batch(() => {
@@ -216,18 +100,27 @@ export function openNavigation(navigationId: string) {
       problem.value = '';
       state.value = 'saved';
     });
+    keep();
   }
 
   async function put(version: number): Promise<void> {
-    const items = toItems(tree.value);
+    const sent = tree.value;
+    const items = toItems(sent);
     state.value = 'saving';
     try {
-      adopt(await versionedCall<Navigation>('PUT', `${navigationPath(navigationId)}/items`, { items }, version));
+      const stored = await versionedCall<Navigation>('PUT', `${navigationPath(navigationId)}/items`, { items }, version);
+      if (tree.value === sent) return adopt(stored);
+      // Changed while the save ran: that change is the person's, still to save (over the stored version).
+      batch(() => {
+        base.value = stored;
+        state.value = 'unsaved';
+      });
+      keep();
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       if (err.status === 412) {
         state.value = 'conflict';
-        return;
+        return keep();
       }
       const byItem: Record<string, FieldIssue[]> = {};
       const other: string[] = [];
@@ -239,9 +132,10 @@ export function openNavigation(navigationId: string) {
       }
       batch(() => {
         itemIssues.value = byItem;
-        problem.value = other.join('; ') || (err.issues.length ? '' : err.status === 0 ? 'offline' : err.message);
+        problem.value = other.join('; ') || (err.issues.length ? '' : err.status === 0 ? t.navOffline : err.message);
         state.value = 'refused';
       });
+      keep();
     }
   }
 
@@ -251,8 +145,16 @@ export function openNavigation(navigationId: string) {
     state,
     itemIssues,
     problem,
+    /** Loads the navigation; an arrangement kept from before is restored over it (saved over the version it was made on: a 412 if someone saved since). */
     async load(): Promise<void> {
-      adopt(await call<Navigation>('GET', navigationPath(navigationId)));
+      const navigation = await call<Navigation>('GET', navigationPath(navigationId));
+      const kept = readKept();
+      if (!kept) return adopt(navigation);
+      batch(() => {
+        base.value = { ...navigation, version: kept.version };
+        tree.value = kept.tree;
+        state.value = 'restored';
+      });
     },
     /** Every change is the person's until saved: the tree as they arranged it is what a save sends. */
     change(next: TreeNode[]): void {
@@ -260,6 +162,7 @@ export function openNavigation(navigationId: string) {
         tree.value = next;
         if (state.value !== 'conflict') state.value = 'unsaved';
       });
+      keep();
     },
     /** Clears an item's problems once its field is edited. */
     touched(id: string, path: string): void {

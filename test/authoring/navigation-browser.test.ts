@@ -287,6 +287,20 @@ test('at 375 px in German the menus and categories stay usable: nothing overflow
   await press(page, `#${first}-edit`);
   expect(await overflowsSideways(page)).toBe(false);
   expect(await axeViolations(page)).toEqual([]);
+
+  // An unsaved move survives a reload (kept in this browser); the saved tree can be taken back.
+  const topLevel = () => page.locator('#nav-tree > li').evaluateAll((items) => items.map((li) => li.id));
+  const saved = await topLevel();
+  await press(page, `#${first}-down`);
+  await page.locator('#nav-state[data-state=unsaved]').waitFor();
+  const moved = await topLevel();
+  expect(moved).toEqual([saved[1], saved[0], ...saved.slice(2)]);
+  await page.reload();
+  await page.locator('#nav-state[data-state=restored]').waitFor({ timeout: 10_000 });
+  await expect(topLevel()).resolves.toEqual(moved);
+  await press(page, '#nav-discard');
+  await page.locator('#nav-state[data-state=saved]').waitFor({ timeout: 10_000 });
+  await expect(topLevel()).resolves.toEqual(saved);
   expect(errors).toEqual([]);
   await context.close();
 }, 120_000);
