@@ -6,6 +6,7 @@ import { t } from './strings.js';
 import * as posts from './posts.js';
 import * as navs from './navigations.js';
 import { FormProblem } from './widgets.js';
+import { NavigationSettings } from './navigation-settings.js';
 
 type Editor = navs.OpenNavigation;
 
@@ -69,6 +70,7 @@ export function NavigationEditor({ id }: { id: string }) {
       <h2 id="navigation-title" tabIndex={-1} ref={heading}>
         {`${navigation.name} (${navigation.key})`}
       </h2>
+      <NavigationSettings editor={editor} />
       <p id="nav-state" role="status" class="muted" data-state={editor.state.value}>
         {t.navStates[editor.state.value]}
       </p>

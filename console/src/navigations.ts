@@ -17,6 +17,8 @@ export interface Navigation {
   updatedAt: string;
 }
 
+const navigationPath = (id: string) => `${ws()}/navigations/${encodeURIComponent(id)}`;
+
 /* ---- the list ---- */
 
 export const navigations = signal<Navigation[]>([]);
@@ -41,6 +43,23 @@ export async function createNavigation(fields: { key: string; name: string }): P
   }
 }
 
+/** Renames or re-keys a navigation over `version` (`If-Match`); only what changed is sent. */
+export async function renameNavigation(navigation: Navigation, fields: { key: string; name: string }): Promise<Navigation> {
+  const patch: { key?: string; name?: string } = {};
+  if (fields.key !== navigation.key) patch.key = fields.key;
+  if (fields.name !== navigation.name) patch.name = fields.name;
+  if (Object.keys(patch).length === 0) return navigation;
+  try {
+    return await versionedCall<Navigation>('PATCH', navigationPath(navigation.id), patch, navigation.version);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 409) throw new ApiError(409, err.message, [{ path: 'key', message: err.message }]);
+    if (err instanceof ApiError && err.status === 412) throw new ApiError(412, t.navRenameConflict);
+    throw err;
+  }
+}
+
+export const deleteNavigation = (id: string) => call('DELETE', navigationPath(id));
+
 /** Posts an item can link to: the newest 100 (drafts too: the public navigation shows the item once one is published). */
 export const postChoices = signal<{ id: string; title: string; locale: string }[]>([]);
 
@@ -60,7 +79,7 @@ let clientIds = 0;
 /** An id for an item not saved yet; the server replaces it with its own. */
 export const newItemId = () => `new-${Date.now().toString(36)}-${++clientIds}`;
 
-const navigationPath = (id: string) => `${ws()}/navigations/${encodeURIComponent(id)}`;
+export const keptKeyOf = (navigationId: string) => `hearth.console.navigation.${workspaceId.value ?? ''}.${navigationId}`;
 
 /** What this browser keeps of an unsaved arrangement: the tree and the version it was arranged on. */
 interface Kept {
@@ -76,7 +95,7 @@ export function openNavigation(navigationId: string) {
   const itemIssues = signal<Record<string, FieldIssue[]>>({});
   /** A refusal that belongs to no one item. */
   const problem = signal('');
-  const keptKey = `hearth.console.navigation.${workspaceId.value ?? ''}.${navigationId}`;
+  const keptKey = keptKeyOf(navigationId);
 
   /** Until it is saved, the arrangement is kept in this browser too: leaving the page or a reload loses nothing. */
   function keep(): void {
@@ -162,6 +181,11 @@ export function openNavigation(navigationId: string) {
         tree.value = next;
         if (state.value !== 'conflict') state.value = 'unsaved';
       });
+      keep();
+    },
+    /** A rename answered the navigation at its new version: the arrangement here stays as it is. */
+    renamed(stored: Navigation): void {
+      base.value = stored;
       keep();
     },
     /** Clears an item's problems once its field is edited. */

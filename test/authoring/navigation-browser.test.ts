@@ -186,6 +186,44 @@ test('an editor reorders and nests navigation items with the keyboard only, labe
   await context.close();
 }, 120_000);
 
+test('a navigation is created (its key refused beside the field first), renamed and deleted from the keyboard', async () => {
+  const { context, page, errors } = await openApp(editor);
+  await page.locator('#new-navigation').waitFor();
+  await page.locator('#navigation-key').focus();
+  await page.keyboard.type('Foot Er');
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('Footer');
+  await page.keyboard.press('Enter');
+  await page.locator('#navigation-key-problem').waitFor({ timeout: 10_000 });
+  await focusOn(page, 'navigation-key');
+  await expect(page.locator('#navigation-name').inputValue()).resolves.toBe('Footer');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('footer');
+  await page.keyboard.press('Enter');
+  await page.locator('#nav-tree, #nav-add').first().waitFor({ timeout: 10_000 });
+  await page.locator('#navigation-title', { hasText: 'Footer (footer)' }).waitFor();
+  expect((await request(node.url, '/external/navigations/footer', { apiKey: ws.apiKey })).body).toMatchObject({ key: 'footer', name: 'Footer', items: [] });
+
+  await press(page, '#nav-settings-toggle');
+  await page.locator('#nav-settings-name').focus();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('Site footer');
+  await page.keyboard.press('Enter');
+  await page.locator('#nav-settings-status', { hasText: 'Name and key saved.' }).waitFor({ timeout: 10_000 });
+  await page.locator('#navigation-title', { hasText: 'Site footer (footer)' }).waitFor();
+  expect((await request(node.url, '/external/navigations/footer', { apiKey: ws.apiKey })).body.name).toBe('Site footer');
+  expect(await axeViolations(page)).toEqual([]);
+
+  await press(page, '#nav-delete');
+  await focusOn(page, 'nav-delete-keep');
+  await press(page, '#nav-delete-confirm');
+  await page.locator('#navigations-title').waitFor({ timeout: 10_000 });
+  await eventually(async () => (await request(node.url, '/external/navigations/footer', { apiKey: ws.apiKey })).status === 404);
+  await expect(page.locator('#navigation-footer').count()).resolves.toBe(0);
+  expect(errors).toEqual([]);
+  await context.close();
+}, 120_000);
+
 test('categories: create, a field-level 400 beside its field (typed text kept), rename and delete', async () => {
   const { context, page, errors } = await openApp(editor);
   await page.locator('#new-category').waitFor();
