@@ -62,13 +62,16 @@ interface PublicItem {
   id: string;
   parentId: string | null;
   position: number;
+  type: string;
   labels: Record<string, string> | null;
   hiddenLocales: string[];
+  post: { id: string; locales: { locale: string; title: string }[] } | null;
 }
 
 /**
  * What a site renders of a public navigation in one locale, as the endpoint documents it: an item hidden in
- * the locale is left out with its children; its label in that locale (else the first one). `>` marks depth.
+ * the locale is left out with its children; its label in that locale, else its post's title, else its first
+ * label. `>` marks depth.
  */
 function menuIn(items: PublicItem[], locale: string): string[] {
   const hidden = new Set<string>();
@@ -82,7 +85,8 @@ function menuIn(items: PublicItem[], locale: string): string[] {
     const level = item.parentId ? depth.get(item.parentId)! + 1 : 0;
     depth.set(item.id, level);
     const labels = item.labels ?? {};
-    shown.push(`${'>'.repeat(level)}${labels[locale] ?? Object.values(labels)[0]}`);
+    const title = item.post?.locales.find((variant) => variant.locale === locale)?.title ?? item.post?.locales[0]?.title;
+    shown.push(`${'>'.repeat(level)}${labels[locale] ?? title ?? Object.values(labels)[0]}`);
   }
   return shown;
 }
@@ -103,6 +107,9 @@ test('an editor reorders and nests navigation items with the keyboard only, labe
   });
   expect(seeded.status).toBe(200);
   const [home, shop, contact] = (seeded.body.items as PublicItem[]).map((item) => item.id);
+  const about = await admin('/posts', { body: { locale: 'en', slug: 'about-us', title: 'About us', contentMarkdown: 'We bake.' } });
+  expect(about.status).toBe(201);
+  expect((await admin(`/posts/${about.body.id}/publish`, { body: {} })).status).toBe(200);
 
   const { context, page, errors } = await openApp(editor);
   await page.locator('#navigation-header').waitFor();
@@ -137,6 +144,11 @@ test('an editor reorders and nests navigation items with the keyboard only, labe
   await press(page, `#item-${added}-indent`);
   await press(page, `#item-${added}-up`);
   await expect(page.locator('#nav-announce').textContent()).resolves.toBe('News: position 1 of 2, under Contact.');
+  // A link to a post (its label comes from the post's title on the site).
+  await page.locator('#nav-add-type').selectOption('POST');
+  await page.locator('#nav-add-post').selectOption(about.body.id);
+  await press(page, '#nav-add-submit');
+  await expect(page.locator('#nav-announce').textContent()).resolves.toBe('About us added at the end.');
   // Home is hidden in German: its edit panel opened and its box ticked from the keyboard.
   await press(page, `#item-${home}-edit`);
   await press(page, `#item-${home}-hide-de`, 'Space');
@@ -147,16 +159,18 @@ test('an editor reorders and nests navigation items with the keyboard only, labe
   const served = await request(node.url, '/external/navigations/header', { apiKey: ws.apiKey });
   expect(served.status).toBe(200);
   const items = served.body.items as PublicItem[];
-  expect(items.map((item) => [item.labels?.en, item.parentId === null ? null : items.find((parent) => parent.id === item.parentId)?.labels?.en, item.position])).toEqual([
+  expect(items.map((item) => [item.labels?.en ?? item.post?.locales[0].title, item.parentId === null ? null : items.find((parent) => parent.id === item.parentId)?.labels?.en, item.position])).toEqual([
     ['Home', null, 0],
     ['Contact', null, 1],
     ['News', 'Contact', 0],
     ['Shop', 'Contact', 1],
+    ['About us', null, 2],
   ]);
+  expect(items[4]).toMatchObject({ type: 'POST', labels: null, post: { id: about.body.id, canonicalSlug: 'about-us' } });
   expect(items[2].labels).toEqual({ en: 'News', de: 'Neuigkeiten' });
   expect(items[0].hiddenLocales).toEqual(['de']);
-  expect(menuIn(items, 'en')).toEqual(['Home', 'Contact', '>News', '>Shop']);
-  expect(menuIn(items, 'de')).toEqual(['Kontakt', '>Neuigkeiten', '>Laden']);
+  expect(menuIn(items, 'en')).toEqual(['Home', 'Contact', '>News', '>Shop', 'About us']);
+  expect(menuIn(items, 'de')).toEqual(['Kontakt', '>Neuigkeiten', '>Laden', 'About us']);
 
   // A heading without a label: the server's 400 shows beside that item's labels; what was arranged stays.
   await page.locator('#nav-add-type').selectOption('HEADING');
@@ -181,7 +195,7 @@ test('an editor reorders and nests navigation items with the keyboard only, labe
   await press(page, '#nav-save-mine');
   await page.locator('#nav-state[data-state=saved]').waitFor({ timeout: 10_000 });
   const final = (await request(node.url, '/external/navigations/header', { apiKey: ws.apiKey })).body.items as PublicItem[];
-  expect(menuIn(final, 'en')).toEqual(['Home', 'Contact', '>News', '>Shop', 'More']);
+  expect(menuIn(final, 'en')).toEqual(['Home', 'Contact', '>News', '>Shop', 'About us', 'More']);
   expect(errors).toEqual([]);
   await context.close();
 }, 120_000);
