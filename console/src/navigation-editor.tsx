@@ -129,6 +129,8 @@ function ConflictChoice({ editor }: { editor: Editor }) {
   );
 }
 
+const ARROWS: Record<string, navs.Move | undefined> = { ArrowUp: 'up', ArrowDown: 'down', ArrowLeft: 'outdent', ArrowRight: 'indent' };
+
 const MOVES: { how: navs.Move; glyph: string; text: (label: string) => string }[] = [
   { how: 'up', glyph: '↑', text: (label) => t.navMoveUp(label) },
   { how: 'down', glyph: '↓', text: (label) => t.navMoveDown(label) },
@@ -141,6 +143,14 @@ function ItemRow(props: { node: navs.TreeNode; editor: Editor; onMove: (node: na
   const issues = editor.itemIssues.value[node.id] ?? [];
   const label = labelOf(node);
   const base = `item-${node.id}`;
+  /** Alt + an arrow key on one of the item's buttons moves it, as the buttons do. */
+  const onKeyDown = (e: KeyboardEvent) => {
+    const how = e.altKey && !e.ctrlKey && !e.metaKey ? ARROWS[e.key] : undefined;
+    if (!how) return;
+    e.preventDefault();
+    e.stopPropagation();
+    props.onMove(node, how);
+  };
   // Opened when the server refuses one of its fields; closed only by the person (typing must not close it).
   const details = useRef<HTMLDetailsElement>(null);
   useEffect(() => {
@@ -150,7 +160,7 @@ function ItemRow(props: { node: navs.TreeNode; editor: Editor; onMove: (node: na
   const facts = [t.navItemTypes[node.type], target, node.hiddenLocales.length ? t.navHiddenIn(node.hiddenLocales.join(', ')) : ''].filter(Boolean).join(' · ');
   return (
     <li id={base} data-label={label}>
-      <div class="nav-row">
+      <div class="nav-row" onKeyDown={onKeyDown}>
         <span class="nav-what">
           <span class="who">{label}</span> <span class="muted">{facts}</span>
         </span>

@@ -144,6 +144,16 @@ test('an editor reorders and nests navigation items with the keyboard only, labe
   await press(page, `#item-${added}-indent`);
   await press(page, `#item-${added}-up`);
   await expect(page.locator('#nav-announce').textContent()).resolves.toBe('News: position 1 of 2, under Contact.');
+  // The same with Alt and the arrow keys on a focused button: out of Contact, back in (last), up again.
+  await focusOn(page, `item-${added}-up`);
+  await page.keyboard.press('Alt+ArrowLeft');
+  await expect(page.locator('#nav-announce').textContent()).resolves.toBe('News: position 3 of 3, top level.');
+  await focusOn(page, `item-${added}-outdent`);
+  await page.keyboard.press('Alt+ArrowRight');
+  await expect(page.locator('#nav-announce').textContent()).resolves.toBe('News: position 2 of 2, under Contact.');
+  await focusOn(page, `item-${added}-indent`);
+  await page.keyboard.press('Alt+ArrowUp');
+  await expect(page.locator('#nav-announce').textContent()).resolves.toBe('News: position 1 of 2, under Contact.');
   // A link to a post (its label comes from the post's title on the site).
   await page.locator('#nav-add-type').selectOption('POST');
   await page.locator('#nav-add-post').selectOption(about.body.id);
