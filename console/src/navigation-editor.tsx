@@ -102,7 +102,8 @@ export function NavigationEditor({ id }: { id: string }) {
         {announcement}
       </p>
       <p class="actions">
-        <button type="button" id="nav-save" class="primary" disabled={saving} onClick={() => void editor.save().catch(report)}>
+        {/* Not `disabled` while saving: the focus stays on it (a disabled button drops it to the page's start). */}
+        <button type="button" id="nav-save" class="primary" aria-disabled={saving ? 'true' : undefined} onClick={() => void (saving || editor.save().catch(report))}>
           {t.navSave}
         </button>
       </p>
