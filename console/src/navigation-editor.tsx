@@ -28,8 +28,13 @@ export function NavigationEditor({ id }: { id: string }) {
   /** The control to focus once the tree has re-rendered (a moved item may have been rebuilt elsewhere). */
   const focusNext = useRef<string | null>(null);
   const heading = useRef<HTMLHeadingElement>(null);
+  /** Why the navigation could not be shown (gone, another workspace's, no connection). */
+  const [failed, setFailed] = useState('');
   useEffect(() => {
-    editor.load().then(() => heading.current?.focus(), report);
+    editor.load().then(
+      () => heading.current?.focus(),
+      (err: unknown) => setFailed(err instanceof Error ? err.message : String(err)),
+    );
     if (posts.locales.value.length === 0) void posts.loadChoices();
     void navs.loadPostChoices();
   }, [editor]);
@@ -40,6 +45,13 @@ export function NavigationEditor({ id }: { id: string }) {
     focusNext.current = null;
   }, [tree]);
   const navigation = editor.base.value;
+  if (failed)
+    return (
+      <section class="box" aria-labelledby="navigation-failed">
+        <FormProblem id="navigation-failed" message={failed} />
+        <a href={hrefOf('structure')}>{t.backToStructure}</a>
+      </section>
+    );
   if (!navigation) return <p class="box muted" aria-busy="true" />;
 
   const move = (node: navs.TreeNode, how: navs.Move) => {

@@ -244,6 +244,10 @@ test('a navigation is created (its key refused beside the field first), renamed 
   await page.locator('#navigations-title').waitFor({ timeout: 10_000 });
   await eventually(async () => (await request(node.url, '/external/navigations/footer', { apiKey: ws.apiKey })).status === 404);
   await expect(page.locator('#navigation-footer').count()).resolves.toBe(0);
+  // Its old address says it is gone, with the way back.
+  await page.goBack();
+  await page.locator('#navigation-failed').waitFor({ timeout: 10_000 });
+  await page.locator('a', { hasText: 'Back to menus and categories' }).waitFor();
   expect(errors).toEqual([]);
   await context.close();
 }, 120_000);
