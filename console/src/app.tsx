@@ -14,6 +14,7 @@ import { BookingsView } from './bookings-view.js';
 import { AccountView, TeamView } from './team-view.js';
 import { PostsView, sectionShown } from './posts-view.js';
 import { SettingsSlot, settingsShown } from './settings-slot.js';
+import { StructureSlot } from './structure-slot.js';
 import { PublicPage } from './auth-pages.js';
 import { PersonPanel } from './person-panel.js';
 import { FilterSelect, SearchBox } from './widgets.js';
@@ -101,6 +102,7 @@ const VIEWS: Record<Section, () => preact.JSX.Element> = {
   submissions: SubmissionsView,
   bookings: BookingsView,
   posts: PostsView,
+  structure: StructureSlot,
   team: TeamView,
   account: AccountView,
   settings: SettingsSlot,
@@ -120,6 +122,7 @@ const BADGES: Record<Section, () => number> = {
   submissions: () => submissions.waiting.value,
   bookings: () => bookings.pending.value.length,
   posts: () => 0,
+  structure: () => 0,
   team: () => 0,
   account: () => 0,
   settings: () => 0,

@@ -25,6 +25,8 @@ export interface AdminPost {
   canonicalSlug: string;
   title: string;
   metaDescription: string;
+  tags: string[];
+  categoryId: string | null;
   contentMarkdown: string | null;
   contentHtml: string | null;
   publishedAt: string | null;
@@ -159,3 +161,9 @@ export async function translationsOf(post: AdminPost): Promise<AdminPost[]> {
   const order = locales.value;
   return res.items.sort((a, b) => order.indexOf(a.locale) - order.indexOf(b.locale));
 }
+
+/** Deletes the post (every state): the site stops showing it at once. */
+export const deletePost = (id: string) => call('DELETE', postPath(id));
+
+/** Sets the draft's category and tags over `version` (`If-Match`): published with the next publish. */
+export const classifyPost = (id: string, version: number, fields: { categoryId: string | null; tags: string[] }) => versionedCall<AdminPost>('PATCH', postPath(id), fields, version);
