@@ -110,8 +110,13 @@ let painted = Promise.resolve();
 export function loadView(load: () => Promise<void>): void {
   if (!workspaceId.value || loading.has(load)) return;
   loading.add(load);
-  // The loader's first request (made before it awaits anything) is the view's first list.
-  listOfView = route.value.section;
+  // The loader's first request (made before it awaits anything) is the view's first list. Only the first
+  // load of a view of a workspace in a page: later ones may carry filters picked since, which a new page
+  // starts without.
+  const section = route.value.section;
+  const first = `${section}:${workspaceId.value}`;
+  if (!listed.has(first)) listOfView = section;
+  listed.add(first);
   const loaded = load();
   listOfView = null;
   void loaded.finally(() => {
@@ -121,6 +126,7 @@ export function loadView(load: () => Promise<void>): void {
 }
 const loading = new Set<() => Promise<void>>();
 let listOfView: Section | null = null;
+const listed = new Set<string>();
 
 /** A view's first list: remembered for the page's boot script next time, and taken from it this time. */
 function firstListOfView<T>(path: string): Promise<T> | null {

@@ -88,6 +88,25 @@ test('a remembered list the view no longer asks for: the view asks for its own a
   await context.close();
 }, 60_000);
 
+test('a filter picked in the page is not what the next page asks for early: it opens with the view’s defaults', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await logInAtTeam(page);
+  const remembered = () => page.evaluate(() => localStorage.getItem('hearth.console.first-list.submissions'));
+  await page.locator('#nav-submissions').click();
+  await page.locator('#submission-state').waitFor();
+  await eventually(async () => (await remembered())?.includes('state=open') === true, 5_000);
+  // Handled ones, then away and back: the view loads again, with the filter picked.
+  await page.locator('#submission-state').selectOption('handled');
+  await page.locator('#nav-team').click();
+  await shown(page);
+  await page.locator('#nav-submissions').click();
+  await page.locator('#submission-state').waitFor();
+  await expect(page.locator('#submission-state').inputValue()).resolves.toBe('handled');
+  expect(await remembered()).toContain('state=open');
+  await context.close();
+}, 60_000);
+
 test('logged out: the page asks the admin API for nothing', async () => {
   const context = await browser.newContext();
   const page = await context.newPage();
