@@ -67,6 +67,17 @@ export async function api<T>(token: string | null, method: string, path: string,
   return data as T;
 }
 
+/** A file as `multipart/form-data` (part `file`): the browser sets the boundary, so no Content-Type here. */
+export async function uploadFile<T>(token: string | null, path: string, file: File): Promise<T> {
+  const form = new FormData();
+  form.append('file', file, file.name);
+  const res = await fetch(path, { method: 'POST', headers: token ? { Authorization: `Bearer ${token}` } : {}, body: form });
+  const text = await res.text();
+  const data = text ? (JSON.parse(text) as { message?: string; issues?: FieldIssue[] }) : null;
+  if (!res.ok) throw new ApiError(res.status, data?.message ?? `HTTP ${res.status}`, data?.issues ?? []);
+  return data as T;
+}
+
 export const visitorLabel = (c: Conversation): string => c.visitor.name || c.visitor.externalId || 'Visitor';
 
 /** A form's call: what it answered, or the problems to show (beside their fields when the server names them). */

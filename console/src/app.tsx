@@ -16,6 +16,7 @@ import { PostsView, sectionShown } from './posts-view.js';
 import { PublicPage } from './auth-pages.js';
 import { PersonPanel } from './person-panel.js';
 import { FilterSelect, SearchBox } from './widgets.js';
+import { AttachButton, Attachments } from './attachments.js';
 
 const BASE_TITLE = t.appTitle;
 
@@ -294,6 +295,7 @@ function ConversationView() {
               {messages.map((m) => (
                 <li key={m.id} class={m.sender} data-sender={m.sender} title={new Date(m.createdAt).toLocaleString()} aria-describedby={`from-${m.sender}`} data-seen={m.id === lastSeen ? t.seen : undefined}>
                   {m.body}
+                  <Attachments message={m} />
                 </li>
               ))}
             </ol>
@@ -334,6 +336,7 @@ function Reply() {
             if (e.key === 'Enter' && !e.shiftKey) void send(e);
           }}
         />
+        <AttachButton />
         <button type="submit">{t.send}</button>
       </form>
       <details class="close">
