@@ -50,6 +50,7 @@ textarea{flex:1;resize:none;max-height:120px}
 .w.open .launcher{display:none}
 }
 .send[disabled]{opacity:.5;cursor:default}
+.rm{all:unset;cursor:pointer;min-width:44px;min-height:44px;display:flex;align-items:center;justify-content:center;font-size:20px}
 .attach{all:unset;box-sizing:border-box;cursor:pointer;min-width:44px;min-height:44px;display:flex;align-items:center;justify-content:center;border-radius:8px;border:1px solid #767d8c}
 .attach svg{width:20px;height:20px;fill:none;stroke:currentColor;stroke-width:2}
 .preview{display:flex;align-items:center;gap:8px;margin:0 14px;padding:6px;border:1px solid #e3e6ee;border-radius:8px}
@@ -197,7 +198,7 @@ export class ChatUi {
     this.thumb = el(doc, 'img', { alt: '' });
     this.fileName = el(doc, 'span');
     this.progress = el(doc, 'progress', { max: '1', value: '0', 'aria-label': strings.uploading, hidden: '' });
-    const remove = el(doc, 'button', { class: 'x', type: 'button', 'aria-label': strings.removeFile }, '×');
+    const remove = el(doc, 'button', { class: 'rm', type: 'button', 'aria-label': strings.removeFile }, '×');
     remove.addEventListener('click', () => this.setFile(null));
     this.preview.append(this.thumb, this.fileName, this.progress, remove);
     this.form.append(label, picker, attach, this.input, this.sendButton);
