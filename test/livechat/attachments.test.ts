@@ -7,6 +7,7 @@ import sharp from 'sharp';
 import { createWorkspace, eventually, request, startTestNode, type ApiResponse, type WorkspaceFixture } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { ManualClock } from '../../src/shared/clock.js';
+import { freePort } from '../../src/db/embedded-engine.js';
 import type { MessageCreated } from '../../src/realtime/events.js';
 import { htmlPage, jpegWithGpsAndOrientation, onNode, pdfOfSize, png } from '../media/media-files.js';
 import { startReceiver } from '../webhooks/receiver.js';
@@ -249,6 +250,27 @@ describe('bounds and hostile files', () => {
     expect(text.status).toBe(409);
   });
 });
+
+test('a store that is down: 503 with Retry-After, and no message names the file', async () => {
+  const port = await freePort();
+  const down = await startTestNode({
+    env: { S3_BUCKET: 'chat-files', S3_ENDPOINT: `http://127.0.0.1:${port}`, S3_ACCESS_KEY_ID: 'nobody', S3_SECRET_ACCESS_KEY: 'nothing-at-all' },
+  });
+  try {
+    const ws = await createWorkspace(down.url);
+    const key = await activateChat(down.url, ws);
+    const token = (await startChat(down.url, key)).body.conversationToken as string;
+    const form = new FormData();
+    form.append('file', new Blob([await png()], { type: 'image/png' }), 'down.png');
+    const res = await fetch(`${down.url}/external/live-chat/conversations/${token}/attachments`, { method: 'POST', body: form });
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { code: string }).code).toBe('storage_unavailable');
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect((await request(down.url, `/external/live-chat/conversations/${token}/messages`)).body.messages).toEqual([]);
+  } finally {
+    await down.stop();
+  }
+}, 60_000);
 
 describe('webhooks and mails', () => {
   test('message.created carries the attachments', async () => {
