@@ -78,6 +78,9 @@ export async function uploadFile<T>(token: string | null, path: string, file: Fi
   return data as T;
 }
 
+/** A message in one line of a list: its text, or the names of its files when it only carries files. */
+export const messagePreview = (m: ChatMessage): string => (m.body || (m.attachments ?? []).map((file) => file.name).join(', ')).slice(0, 60);
+
 export const visitorLabel = (c: Conversation): string => c.visitor.name || c.visitor.externalId || 'Visitor';
 
 /** A form's call: what it answered, or the problems to show (beside their fields when the server names them). */

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useSignalEffect } from '@preact/signals';
-import { visitorLabel, type Conversation } from './api.js';
+import { messagePreview, visitorLabel, type Conversation } from './api.js';
 import { askNotifications, notifyPermission, setSound, soundOn } from './alerts.js';
 import * as store from './store.js';
 import { agentStoppedTyping, agentTyped, assign, loadMe, me, typing } from './engagement.js';
@@ -233,7 +233,7 @@ function ConversationEntry({ conversation: c, current }: { conversation: Convers
       <button type="button" id={`conv-${c.id}`} aria-current={current ? 'true' : undefined} data-status={c.status} onClick={() => void store.openConversation(c.id)}>
         <span class="who">{visitorLabel(c)}</span>
         {c.unreadCount > 0 && <span class="badge">{` (${c.unreadCount})`}</span>}
-        {c.lastMessage && <span class="last">{` · ${c.lastMessage.body.slice(0, 60)}`}</span>}
+        {c.lastMessage && <span class="last">{` · ${messagePreview(c.lastMessage)}`}</span>}
         {c.assignee && <span class="last">{` · ${c.assignee.name || t.assignedShort}`}</span>}
       </button>
     </li>

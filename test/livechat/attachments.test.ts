@@ -103,6 +103,9 @@ describe('both ways', () => {
 
       const history = await agentPoll(ws, cid);
       expect(history.body.messages).toEqual([sent.body]);
+      // The inbox's last message names the file too.
+      const listed = await request(node.url, `/admin/workspaces/${ws.id}/conversations/${cid}`, { token: ws.token });
+      expect(listed.body.lastMessage).toEqual(sent.body);
       await eventually(() => pushed.length === 1);
       expect(pushed[0]).toEqual({ conversationId: cid, message: sent.body });
 
@@ -154,6 +157,8 @@ describe('both ways', () => {
     const text = await request(node.url, `/external/live-chat/conversations/${token}/messages`, { body: { body: 'hi' } });
     expect(Object.keys(text.body).sort()).toEqual(['body', 'createdAt', 'id', 'sender']);
     expect(Object.keys((await agentPoll(ws, cid)).body.messages[0]).sort()).toEqual(['body', 'createdAt', 'id', 'sender']);
+    const listed = await request(node.url, `/admin/workspaces/${ws.id}/conversations/${cid}`, { token: ws.token });
+    expect(Object.keys(listed.body.lastMessage).sort()).toEqual(['body', 'createdAt', 'id', 'sender']);
   });
 });
 
