@@ -41,7 +41,7 @@ function signedUrl(deps: Deps, conversation: RememberedConversation, messageId: 
   return `${publicBase(deps.config)}/chat-files/${messageId}/${attachmentId}/${sig}/${encodeURIComponent(name)}`;
 }
 
-/** Stores the cleaned file, then appends its message; the object goes again when the message cannot be written. */
+/** Stores the cleaned file, then appends its message; the object goes again when the message was not written. */
 async function storeAndAppend(
   deps: Deps,
   conversation: RememberedConversation,
@@ -63,7 +63,12 @@ async function storeAndAppend(
   try {
     return await appendFilesMessage(deps, conversation, { id: messageId, ...author, attachments: [attachment] });
   } catch (error) {
-    await deps.storage.delete(key).catch((cause: unknown) => deps.logger.warn({ err: cause, key }, 'live chat: orphan attachment not removed'));
+    // Removed only when its message is surely not stored (a failure after the insert leaves a message that
+    // names it); when that cannot be told, an unreferenced file is kept rather than a reference broken.
+    const stored = await messageStore(deps.db)
+      .byId(conversation.workspaceId, conversation.id, messageId)
+      .catch(() => 'unknown' as const);
+    if (stored === null) await deps.storage.delete(key).catch((cause: unknown) => deps.logger.warn({ err: cause, key }, 'live chat: orphan attachment not removed'));
     throw error;
   }
 }

@@ -2,6 +2,7 @@ import type { ChatMessage } from '../../src/realtime/events.js';
 import { readableTextOn, themeKey } from '../../src/livechat/theme.js';
 import { compareMessages } from './transport.js';
 import { stringsFor, type Strings } from './strings.js';
+import { ACCEPT, FilePreview } from './file-preview.js';
 
 /**
  * The widget's DOM: one host element with a shadow root, so the host page's styles do not reach in and
@@ -128,12 +129,7 @@ export class ChatUi {
   /** AGENT messages up to this `createdAt` were seen here: they never count as unread again (reload). */
   readUpTo = '';
   private sending = false;
-  /** The file picked (button, paste or drop) and previewed until it is sent or removed. */
-  private file: File | null = null;
-  private readonly preview: HTMLElement;
-  private readonly thumb: HTMLImageElement;
-  private readonly fileName: HTMLElement;
-  private readonly progress: HTMLProgressElement;
+  private readonly files: FilePreview;
 
   constructor(
     private readonly doc: Document,
@@ -179,28 +175,22 @@ export class ChatUi {
     this.input = el(doc, 'textarea', { id: 'hearth-input', rows: '1', maxlength: String(MAX_BODY), placeholder: strings.placeholder });
     this.sendButton = el(doc, 'button', { class: 'send', type: 'submit' }, strings.send);
     // Files: a button opens the picker; a pasted or dropped file is taken too. Each is previewed first.
-    const picker = el(doc, 'input', { type: 'file', accept: 'image/jpeg,image/png,image/webp,image/avif,image/gif,application/pdf', hidden: '' });
+    const picker = el(doc, 'input', { type: 'file', accept: ACCEPT, hidden: '' });
     const attach = el(doc, 'button', { class: 'attach', type: 'button', 'aria-label': strings.attach, title: strings.attach });
     attach.append(icon(doc, 'M21 11l-8.5 8.5a5 5 0 0 1-7-7L14 4a3.5 3.5 0 0 1 5 5l-8.5 8.5a2 2 0 0 1-3-3L15 7'));
     attach.addEventListener('click', () => picker.click());
     picker.addEventListener('change', () => {
-      this.setFile(picker.files?.[0] ?? null);
+      this.files.set(picker.files?.[0] ?? null);
       picker.value = '';
     });
     this.input.addEventListener('paste', (event) => {
       const file = event.clipboardData?.files[0];
       if (file) {
         event.preventDefault();
-        this.setFile(file);
+        this.files.set(file);
       }
     });
-    this.preview = el(doc, 'div', { class: 'preview', hidden: '' });
-    this.thumb = el(doc, 'img', { alt: '' });
-    this.fileName = el(doc, 'span');
-    this.progress = el(doc, 'progress', { max: '1', value: '0', 'aria-label': strings.uploading, hidden: '' });
-    const remove = el(doc, 'button', { class: 'rm', type: 'button', 'aria-label': strings.removeFile }, '×');
-    remove.addEventListener('click', () => this.setFile(null));
-    this.preview.append(this.thumb, this.fileName, this.progress, remove);
+    this.files = new FilePreview(doc, strings, () => this.input.focus());
     this.form.append(label, picker, attach, this.input, this.sendButton);
     this.form.addEventListener('submit', (event) => {
       event.preventDefault();
@@ -213,12 +203,12 @@ export class ChatUi {
         void this.submit();
       }
     });
-    this.panel.append(header, this.intro, this.logBox, this.typingLine, this.notice, this.restart, this.emailBox, this.preview, this.form);
+    this.panel.append(header, this.intro, this.logBox, this.typingLine, this.notice, this.restart, this.emailBox, this.files.box, this.form);
     this.panel.addEventListener('dragover', (event) => event.preventDefault());
     this.panel.addEventListener('drop', (event) => {
       event.preventDefault();
       const file = event.dataTransfer?.files[0];
-      if (file && !this.form.hidden) this.setFile(file);
+      if (file && !this.form.hidden) this.files.set(file);
     });
     this.panel.addEventListener('keydown', (event) => {
       if (event.key === 'Escape') {
@@ -385,19 +375,6 @@ export class ChatUi {
     this.launcher.setAttribute('aria-label', count && !this.opened ? `${this.strings.open} (${this.strings.newCount.replace('{n}', String(count))})` : this.opened ? this.strings.close : this.strings.open);
   }
 
-  /** Shows the picked file (a thumbnail for an image, its name) until it is sent or removed; null removes it. */
-  setFile(file: File | null): void {
-    if (this.thumb.src) URL.revokeObjectURL(this.thumb.src);
-    this.thumb.removeAttribute('src');
-    this.file = file;
-    this.preview.hidden = !file;
-    this.thumb.hidden = !file?.type.startsWith('image/');
-    if (file && !this.thumb.hidden) this.thumb.src = URL.createObjectURL(file);
-    this.fileName.textContent = file?.name ?? '';
-    this.progress.value = 0;
-    if (file) this.input.focus();
-  }
-
   private scrollToEnd(): void {
     this.logBox.scrollTop = this.logBox.scrollHeight;
   }
@@ -405,7 +382,7 @@ export class ChatUi {
   private async submit(): Promise<void> {
     // Sent exactly as typed (the server keeps bodies verbatim); only an all-blank text is not sent.
     const text = this.input.value;
-    const file = this.file;
+    const file = this.files.file;
     if ((!text.trim() && !file) || this.sending) return;
     let email: string | undefined;
     if (!this.emailBox.hidden) {
@@ -422,11 +399,11 @@ export class ChatUi {
     this.sendButton.disabled = true;
     try {
       if (file) {
-        this.progress.hidden = false;
-        const sent = await this.callbacks.onSendFile(file, (fraction) => (this.progress.value = fraction));
-        this.progress.hidden = true;
+        this.files.progress(0);
+        const sent = await this.callbacks.onSendFile(file, (fraction) => this.files.progress(fraction));
+        this.files.progress(null);
         if (!sent) return;
-        this.setFile(null);
+        this.files.set(null);
       }
       if (text.trim() && (await this.callbacks.onSend(text, email))) this.input.value = '';
     } finally {
