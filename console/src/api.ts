@@ -77,6 +77,16 @@ export function takePrefetched<T>(path: string): Promise<T> | null {
   return prefetched?.path === path ? prefetched.answer.then((res) => readAnswer<T>(res)) : null;
 }
 
+/** A file as `multipart/form-data` (part `file`): the browser sets the boundary, so no Content-Type here. */
+export async function uploadFile<T>(token: string | null, path: string, file: File): Promise<T> {
+  const form = new FormData();
+  form.append('file', file, file.name);
+  return readAnswer<T>(await fetch(path, { method: 'POST', headers: token ? { Authorization: `Bearer ${token}` } : {}, body: form }));
+}
+
+/** A message in one line of a list: its text, or the names of its files when it only carries files. */
+export const messagePreview = (m: ChatMessage): string => (m.body || (m.attachments ?? []).map((file) => file.name).join(', ')).slice(0, 60);
+
 export const visitorLabel = (c: Conversation): string => c.visitor.name || c.visitor.externalId || 'Visitor';
 
 /** A form's call: what it answered, or the problems to show (beside their fields when the server names them). */

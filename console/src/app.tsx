@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useSignalEffect } from '@preact/signals';
-import { visitorLabel, type Conversation } from './api.js';
+import { messagePreview, visitorLabel, type Conversation } from './api.js';
 import { askNotifications, notifyPermission, setSound, soundOn } from './alerts.js';
 import * as store from './store.js';
 import { agentStoppedTyping, agentTyped, assign, loadMe, me, typing } from './engagement.js';
@@ -18,6 +18,7 @@ import { StructureSlot } from './structure-slot.js';
 import { PublicPage } from './auth-pages.js';
 import { PersonPanel } from './person-panel.js';
 import { FilterSelect, SearchBox } from './widgets.js';
+import { AttachButton, Attachments } from './attachments.js';
 
 const BASE_TITLE = t.appTitle;
 
@@ -238,7 +239,7 @@ function ConversationEntry({ conversation: c, current }: { conversation: Convers
       <button type="button" id={`conv-${c.id}`} aria-current={current ? 'true' : undefined} data-status={c.status} onClick={() => void store.openConversation(c.id)}>
         <span class="who">{visitorLabel(c)}</span>
         {c.unreadCount > 0 && <span class="badge">{` (${c.unreadCount})`}</span>}
-        {c.lastMessage && <span class="last">{` · ${c.lastMessage.body.slice(0, 60)}`}</span>}
+        {c.lastMessage && <span class="last">{` · ${messagePreview(c.lastMessage)}`}</span>}
         {c.assignee && <span class="last">{` · ${c.assignee.name || t.assignedShort}`}</span>}
       </button>
     </li>
@@ -300,6 +301,7 @@ function ConversationView() {
               {messages.map((m) => (
                 <li key={m.id} class={m.sender} data-sender={m.sender} title={new Date(m.createdAt).toLocaleString()} aria-describedby={`from-${m.sender}`} data-seen={m.id === lastSeen ? t.seen : undefined}>
                   {m.body}
+                  <Attachments message={m} />
                 </li>
               ))}
             </ol>
@@ -340,6 +342,7 @@ function Reply() {
             if (e.key === 'Enter' && !e.shiftKey) void send(e);
           }}
         />
+        <AttachButton />
         <button type="submit">{t.send}</button>
       </form>
       <details class="close">

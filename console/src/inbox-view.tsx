@@ -1,5 +1,5 @@
 import { useEffect } from 'preact/hooks';
-import { visitorLabel } from './api.js';
+import { messagePreview, visitorLabel } from './api.js';
 import * as inbox from './inbox.js';
 import type { InboxItem } from './inbox.js';
 import { hrefOf } from './router.js';
@@ -56,7 +56,7 @@ function Entry({ item }: { item: InboxItem }) {
           <span class="kind">{t.kindChat}</span>
           <span class="who">{` · ${visitorLabel(c)}`}</span>
           {c.unreadCount > 0 && <span class="badge">{` (${c.unreadCount})`}</span>}
-          <span class="last">{` · ${c.lastMessage?.body.slice(0, 60) ?? ''} · ${c.status === 'OPEN' ? t.openLower : t.closedLower} · ${when(item.at)}`}</span>
+          <span class="last">{` · ${c.lastMessage ? messagePreview(c.lastMessage) : ''} · ${c.status === 'OPEN' ? t.openLower : t.closedLower} · ${when(item.at)}`}</span>
         </a>
       );
     }

@@ -47,7 +47,7 @@ export const call = <T>(method: string, path: string, body?: unknown) =>
 
 export const ws = () => `/admin/workspaces/${workspaceId.value}`;
 
-function report(err: unknown): void {
+export function report(err: unknown): void {
   error.value = err instanceof Error ? err.message : String(err);
 }
 
@@ -316,14 +316,18 @@ export function catchUp(): Promise<void> {
   return catchingUp;
 }
 
+/** A message the team just sent (text or file): shown at once, and as the conversation's last. */
+export function showSent(id: string, message: ChatMessage): void {
+  addMessages(id, [message]);
+  patchConversation(id, (c) => ({ ...c, lastMessage: message, lastActivityAt: message.createdAt }));
+}
+
 export async function sendReply(body: string): Promise<boolean> {
   const id = selectedId.value;
   if (!id || !body.trim()) return false;
   error.value = '';
   try {
-    const message = await call<ChatMessage>('POST', `${ws()}/conversations/${id}/messages`, { body });
-    addMessages(id, [message]);
-    patchConversation(id, (c) => ({ ...c, lastMessage: message, lastActivityAt: message.createdAt }));
+    showSent(id, await call<ChatMessage>('POST', `${ws()}/conversations/${id}/messages`, { body }));
     return true;
   } catch (err) {
     report(err);

@@ -29,7 +29,7 @@ button[type=submit]{background:#1f4fd1;color:#fff}
 .log{height:55vh;overflow-y:auto;border:1px solid #e3e0d8;border-radius:6px;padding:8px}
 #messages{list-style:none;margin:0;padding:0;display:flex;flex-direction:column;gap:6px}
 #messages li{max-width:80%;padding:6px 10px;border-radius:10px;white-space:pre-wrap;overflow-wrap:anywhere}
-#messages li.AGENT{align-self:flex-end;background:#1f4fd1;color:#fff}#messages li.VISITOR{align-self:flex-start;background:#eceff5}
+#messages li.AGENT{align-self:flex-end;background:#1f4fd1;color:#fff}#messages .file{display:block;color:inherit}#messages .file img{display:block;max-width:100%;max-height:240px;height:auto;width:auto;border-radius:6px;margin-top:4px}#messages li.VISITOR{align-self:flex-start;background:#eceff5}
 .row{display:flex;gap:8px;margin-top:8px;align-items:flex-end}.row label{position:absolute;left:-9999px}
 .row textarea{flex:1;min-width:0}
 .close{margin-top:8px}.close form{display:flex;flex-direction:column;gap:6px;margin-top:6px}

@@ -13,6 +13,7 @@ import { submissionRoutes } from '../submissions/submissions.routes.js';
 import { appointmentsRoutes } from '../appointments/appointments.routes.js';
 import { manageRoutes } from '../appointments/manage.routes.js';
 import { liveChatRoutes } from '../livechat/livechat.routes.js';
+import { attachmentRoutes } from '../livechat/attachments.routes.js';
 import { peopleRoutes } from '../people/people.routes.js';
 import { inboxRoutes } from '../inbox/inbox.routes.js';
 import { webhooksRoutes } from '../webhooks/webhooks.routes.js';
@@ -42,6 +43,7 @@ export const allRoutes: RouteDef[] = [
   ...appointmentsRoutes,
   ...manageRoutes,
   ...liveChatRoutes,
+  ...attachmentRoutes,
   ...peopleRoutes,
   ...inboxRoutes,
   ...webhooksRoutes,

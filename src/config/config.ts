@@ -76,6 +76,8 @@ const configSchema = z.object({
   FERRETDB_BIN: z.string().optional(),
   /** Media uploads: the largest file accepted (bytes); a bigger upload is refused while it streams (413). */
   MEDIA_MAX_BYTES: z.coerce.number().int().min(1).default(20 * 1024 * 1024),
+  /** Chat attachments: the largest file a visitor or agent may attach (bytes); a bigger upload is refused while it streams (413). */
+  CHAT_ATTACHMENT_MAX_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
   /** Memory of each node for resized images recently delivered (LRU by size); 0 keeps none (the store still does). */
   MEDIA_VARIANT_CACHE_MB: z.coerce.number().min(0).default(64),
   /** Media storage: an S3-compatible store when the bucket is set, else the disk under `DATA_DIR/media`. */

@@ -1,4 +1,4 @@
-import type { AssignmentChanged, ChatMessage, ConversationStatus, ReadChanged } from '../realtime/events.js';
+import type { AssignmentChanged, ChatAttachment, ChatMessage, ConversationStatus, ReadChanged } from '../realtime/events.js';
 
 /** Domain events, named and shaped as the spec's webhook table. */
 export interface PostEvent {
@@ -80,6 +80,8 @@ export interface MessageData {
   sender: 'VISITOR';
   body: string;
   createdAt: string;
+  /** Only when the message carries files. */
+  attachments?: ChatAttachment[];
 }
 
 interface Business<E extends string, D> {

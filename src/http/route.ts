@@ -78,9 +78,9 @@ export interface NodeAuthenticator {
   fromMemory(def: RouteDef, raw: RawCredentials): MemoAuthentication | undefined;
 }
 
-/** Path parameters that are credentials: never logged, never recorded. */
-export function secretParamsOf(def: Pick<RouteDef, 'auth'>): string[] {
-  return PATH_TOKEN_MODES.includes(def.auth) ? ['token'] : [];
+/** Path parameters that are credentials (a path token, a signed URL's `:sig`): never logged, never recorded. */
+export function secretParamsOf(def: Pick<RouteDef, 'auth' | 'path'>): string[] {
+  return [...(PATH_TOKEN_MODES.includes(def.auth) ? ['token'] : []), ...(def.path.includes('/:sig/') ? ['sig'] : [])];
 }
 
 export type AuthContext<A extends AuthMode> = A extends keyof Principals ? Principals[A] : Record<never, never>;

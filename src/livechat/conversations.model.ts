@@ -5,7 +5,7 @@ import { tenantScope } from '../db/tenant-store.js';
 import { constantTimeEqual } from '../shared/crypto.js';
 import type { PageRequest } from '../shared/paging.js';
 import { visitorRecordBranches, type PersonKeys } from '../shared/person-keys.js';
-import type { ChatMessage, ConversationStatus } from '../realtime/events.js';
+import type { ChatAttachment, ChatMessage, ConversationStatus } from '../realtime/events.js';
 import type { Sender } from './messages.model.js';
 import type { VerifiedVisitor } from '../identity/identity.schemas.js';
 
@@ -52,6 +52,8 @@ interface LastMessageDoc {
   sender: Sender;
   body: string;
   createdAt: Date;
+  /** Only when the message carries files (the inbox names them; its body is then empty). */
+  attachments?: ChatAttachment[];
 }
 
 interface ConversationDoc {
@@ -102,7 +104,19 @@ const conversationSchema = new Schema<ConversationDoc>(
     visitorEmail: { type: String, default: null },
     attributesJson: { type: String, default: null },
     lastMessage: {
-      type: new Schema<LastMessageDoc>({ id: String, sender: String, body: String, createdAt: Date }, { _id: false }),
+      type: new Schema<LastMessageDoc>(
+        {
+          id: String,
+          sender: String,
+          body: String,
+          createdAt: Date,
+          attachments: {
+            type: [{ _id: false, id: String, name: String, contentType: String, size: Number, url: String, width: Number, height: Number }],
+            default: undefined,
+          },
+        },
+        { _id: false },
+      ),
       default: null,
     },
     lastMessageAtMs: { type: Number, required: true },
@@ -136,7 +150,9 @@ conversationSchema.index({ workspaceId: 1, assigneeUserId: 1, status: 1, lastAct
 const Conversations = defineModel('LiveChatConversation', conversationSchema);
 
 function toChatMessage(doc: LastMessageDoc): ChatMessage {
-  return { id: doc.id, sender: doc.sender, body: doc.body, createdAt: doc.createdAt.toISOString() };
+  const message: ChatMessage = { id: doc.id, sender: doc.sender, body: doc.body, createdAt: doc.createdAt.toISOString() };
+  if (doc.attachments?.length) message.attachments = doc.attachments;
+  return message;
 }
 
 function toConversation(doc: ConversationDoc): Conversation {
@@ -314,7 +330,7 @@ export function conversationStore(db: Connection) {
         const fields: Partial<ConversationDoc> = {};
         if (doc.lastMessageAtMs < createdAt.getTime()) {
           Object.assign(fields, {
-            lastMessage: { id: message.id, sender: message.sender, body: message.body, createdAt },
+            lastMessage: { id: message.id, sender: message.sender, body: message.body, createdAt, ...(message.attachments ? { attachments: message.attachments } : {}) },
             lastMessageAtMs: createdAt.getTime(),
             lastSeq: seq,
             lastActivityAt: createdAt,

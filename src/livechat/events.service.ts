@@ -27,7 +27,14 @@ export async function publishVisitorMessage(deps: Deps, conversation: Pick<Conve
     event: 'message.created',
     workspaceId: conversation.workspaceId,
     at: message.createdAt,
-    data: { conversationId: conversation.id, messageId: message.id, sender: 'VISITOR', body: message.body, createdAt: message.createdAt },
+    data: {
+      conversationId: conversation.id,
+      messageId: message.id,
+      sender: 'VISITOR',
+      body: message.body,
+      createdAt: message.createdAt,
+      ...(message.attachments ? { attachments: message.attachments } : {}),
+    },
   });
 }
 

@@ -5,7 +5,7 @@ import { queueEmail } from '../email/email.service.js';
 import { chatReplyMail } from '../email/chat.templates.js';
 import { findWorkspace } from '../workspaces/workspaces.service.js';
 import { conversationStore } from './conversations.model.js';
-import { messageStore } from './messages.model.js';
+import { messageStore, messageText } from './messages.model.js';
 import type { Conversation } from './conversations.service.js';
 import { visitorConnected } from './presence.js';
 import { withAgentNames } from './read.service.js';
@@ -71,7 +71,7 @@ export async function sendReplyMail(deps: Deps, data: ReplyMailJobData): Promise
   if (replies.length === 0) return;
   const workspace = await findWorkspace(deps, conversation.workspaceId);
   if (!workspace) return;
-  const named = (await withAgentNames(deps, replies)).map((reply) => ({ body: reply.body, agentName: reply.agentName ?? null }));
+  const named = (await withAgentNames(deps, replies)).map((reply) => ({ body: messageText(reply), agentName: reply.agentName ?? null }));
   const mail = chatReplyMail({
     workspaceName: workspace.name,
     locale: conversation.locale,

@@ -102,14 +102,33 @@ export const configQuery = z.object({
 
 export const bootstrapQuery = z.object({ locale: z.string().optional() });
 
+export const chatAttachmentSchema = z
+  .object({
+    id: z.string().describe('Random (128 bits), unique within the conversation.'),
+    name: z.string().describe('The file name the sender gave.'),
+    contentType: z.enum(['image/jpeg', 'image/png', 'image/webp', 'image/avif', 'image/gif', 'application/pdf']).describe('Read from the bytes, never the name.'),
+    size: z.number().int().describe('Bytes as stored (images are re-encoded).'),
+    url: z
+      .string()
+      .describe('Signed, unguessable URL of the file (`/chat-files/...`): what an `<img>` or a link opens, with no other credential. Images inline, PDFs as downloads.'),
+    width: z.number().int().optional().describe('Images only, in pixels.'),
+    height: z.number().int().optional().describe('Images only, in pixels.'),
+  })
+  .meta({ id: 'ChatAttachment' });
+
 export const chatMessageSchema = z
   .object({
     id: z.string(),
     sender: z.enum(['VISITOR', 'AGENT']),
-    body: z.string().describe('Plain text, never HTML: exactly as sent, character for character; clients render it as text.'),
+    body: z.string().describe('Plain text, never HTML: exactly as sent, character for character; clients render it as text. Empty on a message that only carries files.'),
     createdAt: z.string().describe('ISO 8601 UTC with milliseconds; strictly increasing within a conversation.'),
+    attachments: z.array(chatAttachmentSchema).optional().describe('Only on messages that carry files (absent on every other message).'),
   })
   .meta({ id: 'ChatMessage' });
+
+export const visitorAttachmentParams = z.object({ token: z.string().min(1), mid: z.string(), aid: z.string() });
+export const agentAttachmentParams = z.object({ wid: z.string(), cid: z.string(), mid: z.string(), aid: z.string() });
+export const signedFileParams = z.object({ mid: z.string(), aid: z.string(), sig: z.string(), name: z.string() });
 
 export const disabledSchema = z.object({ enabled: z.literal(false) });
 

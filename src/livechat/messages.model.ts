@@ -1,7 +1,7 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
 import { tenantScope } from '../db/tenant-store.js';
-import type { ChatMessage } from '../realtime/events.js';
+import type { ChatAttachment, ChatMessage } from '../realtime/events.js';
 
 export type Sender = ChatMessage['sender'];
 
@@ -22,6 +22,8 @@ interface MessageDoc {
    * engine; `readAt: null` makes FerretDB read every message of the workspace (null is never pushed down).
    */
   unread: boolean;
+  /** Files sent with it; absent (not empty) on a message without files, so those stay as they always were. */
+  attachments?: ChatAttachment[];
 }
 
 const messageSchema = new Schema<MessageDoc>(
@@ -35,6 +37,10 @@ const messageSchema = new Schema<MessageDoc>(
     createdAt: { type: Date, required: true },
     readAt: { type: Date, default: null },
     unread: { type: Boolean, required: true },
+    attachments: {
+      type: [{ _id: false, id: String, name: String, contentType: String, size: Number, url: String, width: Number, height: Number }],
+      default: undefined,
+    },
   },
   { collection: 'livechat_messages' },
 );
@@ -51,7 +57,20 @@ messageSchema.index({ workspaceId: 1, sender: 1, unread: 1, conversationId: 1 })
 const Messages = defineModel('LiveChatMessage', messageSchema);
 
 function toMessage(doc: MessageDoc): ChatMessage {
-  return { id: doc._id.toHexString(), sender: doc.sender, body: doc.body, createdAt: doc.createdAt.toISOString() };
+  const message: ChatMessage = { id: doc._id.toHexString(), sender: doc.sender, body: doc.body, createdAt: doc.createdAt.toISOString() };
+  if (doc.attachments?.length) message.attachments = doc.attachments.map(toAttachment);
+  return message;
+}
+
+/** The wire's field order, with `width`/`height` only for images. */
+function toAttachment(stored: ChatAttachment): ChatAttachment {
+  const { id, name, contentType, size, url, width, height } = stored;
+  return { id, name, contentType, size, url, ...(typeof width === 'number' && typeof height === 'number' ? { width, height } : {}) };
+}
+
+/** A message as plain text for a mail: its body, then a line `name: url` per file it carries. */
+export function messageText(message: Pick<ChatMessage, 'body' | 'attachments'>): string {
+  return [message.body, ...(message.attachments ?? []).map((file) => `${file.name}: ${file.url}`)].filter(Boolean).join('\n');
 }
 
 /** A message with the team member who wrote it (AGENT messages; null for visitors and unknown authors). */
@@ -64,6 +83,9 @@ function toAuthoredMessage(doc: MessageDoc): AuthoredMessage {
 const oid = (id: string) => new Types.ObjectId(id);
 
 export interface NewMessage {
+  /** Chosen by the caller when something refers to it before the insert (an attachment's URL). */
+  id?: string;
+  attachments?: ChatAttachment[];
   seq: number;
   sender: Sender;
   body: string;
@@ -93,7 +115,7 @@ export function messageStore(db: Connection) {
      */
     async insert(workspaceId: string, conversationId: string, input: NewMessage): Promise<ChatMessage> {
       const doc: MessageDoc = {
-        _id: new Types.ObjectId(),
+        _id: input.id ? oid(input.id) : new Types.ObjectId(),
         workspaceId: oid(workspaceId),
         conversationId: oid(conversationId),
         seq: input.seq,
@@ -103,6 +125,7 @@ export function messageStore(db: Connection) {
         createdAt: input.createdAt,
         readAt: null,
         unread: true,
+        ...(input.attachments?.length ? { attachments: input.attachments } : {}),
       };
       await model.collection.insertOne(doc);
       return toMessage(doc);
@@ -118,6 +141,16 @@ export function messageStore(db: Connection) {
       const doc = await scope.byId(workspaceId, messageId);
       if (!doc || !doc.conversationId.equals(oid(conversationId))) return null;
       return toAuthoredMessage(doc);
+    },
+    /**
+     * Where an attachment lies, by its message's id alone (a signed URL names no workspace): the message's
+     * tenant and conversation and the attachment; null when either is unknown.
+     */
+    async attachmentAnywhere(messageId: string, attachmentId: string): Promise<{ workspaceId: string; conversationId: string; attachment: ChatAttachment } | null> {
+      if (!Types.ObjectId.isValid(messageId) || !/^[0-9a-f]{24}$/.test(messageId)) return null;
+      const doc = await model.findById(messageId).select({ workspaceId: 1, conversationId: 1, attachments: 1 }).lean<Pick<MessageDoc, 'workspaceId' | 'conversationId' | 'attachments'>>();
+      const attachment = doc?.attachments?.find((candidate) => candidate.id === attachmentId);
+      return doc && attachment ? { workspaceId: doc.workspaceId.toHexString(), conversationId: doc.conversationId.toHexString(), attachment: toAttachment(attachment) } : null;
     },
     /** A side's messages newer than `afterMs` that the other side has not read, oldest first. */
     async unreadOf(workspaceId: string, conversationId: string, sender: Sender, afterMs: number, limit: number): Promise<AuthoredMessage[]> {

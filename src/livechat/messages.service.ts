@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.js';
 import { isDuplicateKeyError } from '../db/mongo.js';
 import { fail, invalid } from '../shared/errors.js';
-import type { ChatMessage } from '../realtime/events.js';
+import type { ChatAttachment, ChatMessage } from '../realtime/events.js';
 import { conversationStore, type VisitorFills } from './conversations.model.js';
 import { messageStore, type Sender } from './messages.model.js';
 import type { VisitorMessageBody } from './livechat.schemas.js';
@@ -41,7 +41,7 @@ const closedError = () => fail('conversation_closed');
  * nodes ever race for the same seq (and retry); without it a burst on one node would retry quadratically.
  */
 
-type Draft = { sender: Sender; body: string; authorUserId: string | null; authorName?: string };
+type Draft = { sender: Sender; body: string; authorUserId: string | null; authorName?: string; id?: string; attachments?: ChatAttachment[] };
 
 /**
  * Appends a message right after the conversation's newest one: seq = newest + 1 and createdAt = the later
@@ -115,14 +115,13 @@ async function readMessages(deps: Deps, conversation: RememberedConversation, af
 // The visitor's side (conversation token)
 // ---------------------------------------------------------------------------------------------
 
-export async function postVisitorMessage(deps: Deps, token: string, input: VisitorMessageBody): Promise<ChatMessage> {
-  const conversation = await rememberedByToken(deps, token);
-  if (conversation.status !== 'OPEN') throw closedError();
-  const body = checkedBody(input.body);
-  // A sliding minute, recorded atomically in Redis when configured (so every node shares it): no 60 seconds
-  // ever hold more than FLOOD_LIMIT accepted messages, wherever they fall. While the configured Redis is
-  // away the post is refused rather than counted per node, which would let a visitor send the limit once
-  // per node.
+/**
+ * The flood guard, for every visitor message (text or files). A sliding minute, recorded atomically in Redis
+ * when configured (so every node shares it): no 60 seconds ever hold more than FLOOD_LIMIT accepted
+ * messages, wherever they fall. While the configured Redis is away the post is refused rather than counted
+ * per node, which would let a visitor send the limit once per node.
+ */
+export async function admitVisitorMessage(deps: Deps, conversation: Pick<RememberedConversation, 'id'>): Promise<void> {
   const admission = await deps.counters.admitWithin(`chat-flood:${conversation.id}`, FLOOD_WINDOW_MS, FLOOD_LIMIT);
   if (!admission) throw fail('flood_guard_unavailable', undefined, { retryAfterSeconds: FLOOD_GUARD_RETRY_AFTER_SECONDS });
   if (!admission.admitted) {
@@ -130,6 +129,34 @@ export async function postVisitorMessage(deps: Deps, token: string, input: Visit
       retryAfterSeconds: Math.max(1, Math.ceil(admission.retryInMs / 1000)),
     });
   }
+}
+
+/** Refuses a post to a conversation the team closed (`conversation_closed`). */
+export function assertOpen(conversation: Pick<RememberedConversation, 'status'>): void {
+  if (conversation.status !== 'OPEN') throw closedError();
+}
+
+/**
+ * A message carrying files already stored (`attachments.service.ts`), with `id` chosen beforehand (their
+ * URLs name it). The visitor's passed the flood guard there; it reaches the same listeners as a text.
+ */
+export async function appendFilesMessage(
+  deps: Deps,
+  conversation: RememberedConversation,
+  draft: { id: string; sender: Sender; attachments: ChatAttachment[]; authorUserId: string | null },
+): Promise<ChatMessage> {
+  const authorName = draft.authorUserId ? await agentDisplayName(deps, draft.authorUserId) : undefined;
+  const message = await appendMessage(deps, conversation, { ...draft, body: '', authorName });
+  await publishVisitorMessage(deps, conversation, message);
+  await publishMessageStored(deps, conversation, message);
+  return message;
+}
+
+export async function postVisitorMessage(deps: Deps, token: string, input: VisitorMessageBody): Promise<ChatMessage> {
+  const conversation = await rememberedByToken(deps, token);
+  if (conversation.status !== 'OPEN') throw closedError();
+  const body = checkedBody(input.body);
+  await admitVisitorMessage(deps, conversation);
   // visitorName / visitorEmail only fill values not known yet (verified identity or an earlier message):
   // written with the summary, after the push.
   const message = await appendMessage(deps, conversation, { sender: 'VISITOR', body, authorUserId: null }, { visitorName: input.visitorName, visitorEmail: input.visitorEmail });

@@ -7,7 +7,7 @@ import { chatTeamDigestMail, type DigestConversation } from '../email/chat.templ
 import { memberEmails } from '../workspaces/members.service.js';
 import { findWorkspace } from '../workspaces/workspaces.service.js';
 import { conversationStore } from './conversations.model.js';
-import { messageStore } from './messages.model.js';
+import { messageStore, messageText } from './messages.model.js';
 import { teamDigestStore } from './team-digest.model.js';
 import { agentsOnline } from './presence.js';
 
@@ -101,7 +101,7 @@ export async function sendTeamDigest(deps: Deps, data: TeamDigestJobData): Promi
   for (const message of unread) {
     const seen = byConversation.get(message.conversationId);
     if (seen) seen.count += 1;
-    else byConversation.set(message.conversationId, { newest: message.body, count: 1 });
+    else byConversation.set(message.conversationId, { newest: messageText(message), count: 1 });
   }
   const listed = [...byConversation.entries()].slice(0, LISTED_CONVERSATIONS);
   const conversations = await Promise.all(

@@ -32,6 +32,11 @@ export const WIDGET_STRING_KEYS = [
   'offlineSent',
   'typing',
   'seen',
+  'attach',
+  'removeFile',
+  'uploading',
+  'fileTooLarge',
+  'fileRejected',
 ] as const;
 
 export type WidgetStringKey = (typeof WIDGET_STRING_KEYS)[number];

@@ -8,7 +8,7 @@ import { pageOf, type Page, type PageRequest } from '../shared/paging.js';
 import { findWorkspaceBySlug, type Workspace } from '../workspaces/workspaces.service.js';
 import { mediaTag, workspaceTag } from '../cache/caches.js';
 import { mediaStore, type FocalPoint, type MediaItem } from './media.model.js';
-import { prepareUpload, receiveUpload } from './upload.js';
+import { prepareUpload, receiveUpload, type PreparedFile } from './upload.js';
 
 export type { MediaItem } from './media.model.js';
 
@@ -74,6 +74,25 @@ export async function uploadMedia(deps: Deps, workspace: Workspace, req: Incomin
       await deps.storage.deleteAll(folder).catch(() => undefined);
       throw error;
     }
+  } finally {
+    await upload.discard();
+  }
+}
+
+/** A checked and cleaned upload, handed to another domain that stores it (chat attachments). */
+export type CleanFile = PreparedFile & { name: string };
+
+/**
+ * The library's intake for another domain's files: the upload is streamed under `maxBytes` (413 while it
+ * arrives), its type read from its bytes (415 unless an image or a PDF), an image re-encoded without its
+ * metadata (400 when corrupt); `use` stores it. The temporary files are gone when this settles, whatever
+ * happened, so a refused or dropped upload leaves nothing behind.
+ */
+export async function withCleanUpload<T>(req: IncomingMessage, maxBytes: number, use: (file: CleanFile) => Promise<T>): Promise<T> {
+  const upload = await receiveUpload(req, maxBytes);
+  try {
+    const file = await prepareUpload(upload);
+    return await use({ ...file, name: upload.name });
   } finally {
     await upload.discard();
   }

@@ -4,11 +4,25 @@
  */
 export type ConversationStatus = 'OPEN' | 'CLOSED';
 
+/** A file sent in the chat: an image (re-encoded, no metadata) or a PDF. */
+export interface ChatAttachment {
+  id: string;
+  name: string;
+  contentType: string;
+  size: number;
+  /** A signed, unguessable URL: what an `<img>` or a link opens (see `livechat/attachments.service.ts`). */
+  url: string;
+  width?: number;
+  height?: number;
+}
+
 export interface ChatMessage {
   id: string;
   sender: 'VISITOR' | 'AGENT';
   body: string;
   createdAt: string;
+  /** Only on messages that carry files (their body may then be empty); absent on every other message. */
+  attachments?: ChatAttachment[];
 }
 
 export interface MessageCreated {

@@ -26,9 +26,16 @@ export function constantTimeEqual(a: string, b: string): boolean {
 /** AES-256-GCM with a key derived from the configured secret; output is `iv.tag.ciphertext` in base64url. */
 export class SecretBox {
   private readonly key: Buffer;
+  private readonly signingKey: Buffer;
 
   constructor(secret: string) {
     this.key = Buffer.from(hkdfSync('sha256', secret, 'hearth', 'credential-encryption-v1', 32));
+    this.signingKey = Buffer.from(hkdfSync('sha256', secret, 'hearth', 'url-signing-v1', 32));
+  }
+
+  /** A MAC of `message` (hex, 32 chars) under a key of its own derived from the secret: signed URLs. */
+  sign(message: string): string {
+    return hmacSha256Hex(this.signingKey, message).slice(0, 32);
   }
 
   seal(plaintext: string): string {

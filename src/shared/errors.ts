@@ -99,6 +99,7 @@ export const ERRORS = {
   conversation_closed: { status: 409, message: 'The team closed this conversation; start a new one.' },
   flood_limited: { status: 409, message: 'Too many messages per minute in this conversation; wait a moment.' },
   message_not_found: { status: 404, message: 'No such message in this conversation.' },
+  attachment_not_found: { status: 404, message: 'No such file in this conversation.' },
   assignee_not_member: { status: 400, message: 'The assignee must be a member of this workspace.' },
   too_many_conversations: { status: 429, message: 'Too many new conversations from this visitor; retry later.', code: 'rate_limited' },
   conversation_busy: { status: 503, message: 'The conversation is busy; retry shortly.' },

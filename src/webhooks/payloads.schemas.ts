@@ -58,8 +58,22 @@ const messageData = z.object({
   conversationId: z.string(),
   messageId: z.string(),
   sender: z.literal('VISITOR'),
-  body: z.string(),
+  body: z.string().describe('Empty when the message only carries files.'),
   createdAt: iso(),
+  attachments: z
+    .array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        contentType: z.string(),
+        size: z.number().int(),
+        url: z.string().describe('Signed, unguessable URL of the file (no credential needed: keep it private).'),
+        width: z.number().int().optional(),
+        height: z.number().int().optional(),
+      }),
+    )
+    .optional()
+    .describe('Only on messages that carry files.'),
 }) satisfies z.ZodType<MessageData>;
 
 const EVENTS: Record<EventName, { summary: string; data: z.ZodType }> = {

@@ -9,6 +9,7 @@ describe('configuration', () => {
     expect(config.WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe(false);
     expect(config.WEBHOOK_RETRY_BASE_MS).toBe(10_000);
     expect(config.NODE_ROLE).toBe('all');
+    expect(config.CHAT_ATTACHMENT_MAX_BYTES).toBe(10 * 1024 * 1024);
   });
 
   test.each([
@@ -20,6 +21,7 @@ describe('configuration', () => {
     ['RATE_LIMIT_PER_MINUTE', '0'],
     ['KEY_ENCRYPTION_SECRET', 'short'],
     ['NODE_ROLE', 'both'],
+    ['CHAT_ATTACHMENT_MAX_BYTES', '0'],
     ['ADMIN_EMAIL', 'not-an-email'],
   ])('a wrong %s (%s) is rejected naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);

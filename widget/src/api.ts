@@ -56,6 +56,8 @@ export interface Api {
   messages(token: string, after?: string): Promise<MessagesPage>;
   /** The visitor has read the team's messages up to `messageId`. */
   read(token: string, messageId: string): Promise<unknown>;
+  /** Sends a file (XMLHttpRequest: `fetch` reports no upload progress); `progress` gets 0..1. */
+  upload(token: string, file: File, progress: (fraction: number) => void): Promise<ChatMessage>;
 }
 
 export function createApi(base: string, publishableKey: string): Api {
@@ -95,5 +97,25 @@ export function createApi(base: string, publishableKey: string): Api {
     // `include=agentName`: history loaded after a reload names the agents, as live pushes do.
     messages: (token, after) => call(conv(token) + `?include=agentName${after ? `&after=${encodeURIComponent(after)}` : ''}`),
     read: (token, messageId) => call(conv(token).replace(/messages$/, 'read'), json({ messageId })),
+    upload: (token, file, progress) =>
+      new Promise((resolve, reject) => {
+        const xhr = new XMLHttpRequest();
+        xhr.open('POST', base + conv(token).replace(/messages$/, 'attachments'));
+        xhr.upload.onprogress = (event) => event.lengthComputable && progress(event.loaded / event.total);
+        xhr.onload = () => {
+          let body: { code?: string; message?: string } | undefined;
+          try {
+            body = JSON.parse(xhr.responseText) as typeof body;
+          } catch {
+            body = undefined;
+          }
+          if (xhr.status >= 200 && xhr.status < 300) resolve(body as ChatMessage);
+          else reject(new ApiError(xhr.status, body?.code ?? 'http_error', body?.message ?? `HTTP ${xhr.status}`));
+        };
+        xhr.onerror = () => reject(new ApiError(0, 'network_error', 'The chat service could not be reached.'));
+        const form = new FormData();
+        form.append('file', file, file.name || 'file');
+        xhr.send(form);
+      }),
   };
 }

@@ -36,6 +36,11 @@ const en: Strings = {
   offlineSent: 'Thanks! We will get back to you as soon as we can.',
   typing: '{name} is typing…',
   seen: 'Seen',
+  attach: 'Attach an image or PDF',
+  removeFile: 'Remove the file',
+  uploading: 'Sending the file',
+  fileTooLarge: 'This file is too large to send.',
+  fileRejected: 'Only images and PDF files can be sent.',
 };
 
 const de: Strings = {
@@ -65,6 +70,11 @@ const de: Strings = {
   offlineSent: 'Danke! Wir melden uns so bald wie möglich.',
   typing: '{name} schreibt…',
   seen: 'Gelesen',
+  attach: 'Bild oder PDF anhängen',
+  removeFile: 'Datei entfernen',
+  uploading: 'Datei wird gesendet',
+  fileTooLarge: 'Diese Datei ist zu groß zum Senden.',
+  fileRejected: 'Nur Bilder und PDF-Dateien können gesendet werden.',
 };
 
 const fr: Strings = {
@@ -94,6 +104,11 @@ const fr: Strings = {
   offlineSent: 'Merci ! Nous revenons vers vous dès que possible.',
   typing: '{name} écrit…',
   seen: 'Lu',
+  attach: 'Joindre une image ou un PDF',
+  removeFile: 'Retirer le fichier',
+  uploading: 'Envoi du fichier',
+  fileTooLarge: 'Ce fichier est trop volumineux.',
+  fileRejected: 'Seuls les images et les fichiers PDF peuvent être envoyés.',
 };
 
 const es: Strings = {
@@ -123,6 +138,11 @@ const es: Strings = {
   offlineSent: '¡Gracias! Te responderemos lo antes posible.',
   typing: '{name} está escribiendo…',
   seen: 'Leído',
+  attach: 'Adjuntar una imagen o un PDF',
+  removeFile: 'Quitar el archivo',
+  uploading: 'Enviando el archivo',
+  fileTooLarge: 'Este archivo es demasiado grande.',
+  fileRejected: 'Solo se pueden enviar imágenes y archivos PDF.',
 };
 
 const TABLES: Record<string, Strings> = { en, de, fr, es };

@@ -2,6 +2,7 @@ import type { ChatMessage } from '../../src/realtime/events.js';
 import { readableTextOn, themeKey } from '../../src/livechat/theme.js';
 import { compareMessages } from './transport.js';
 import { stringsFor, type Strings } from './strings.js';
+import { ACCEPT, FilePreview } from './file-preview.js';
 
 /**
  * The widget's DOM: one host element with a shadow root, so the host page's styles do not reach in and
@@ -50,6 +51,13 @@ textarea{flex:1;resize:none;max-height:120px}
 .w.open .launcher{display:none}
 }
 .send[disabled]{opacity:.5;cursor:default}
+.rm{all:unset;cursor:pointer;min-width:44px;min-height:44px;display:flex;align-items:center;justify-content:center;font-size:20px}
+.attach{all:unset;box-sizing:border-box;cursor:pointer;min-width:44px;min-height:44px;display:flex;align-items:center;justify-content:center;border-radius:8px;border:1px solid #767d8c}
+.attach svg{width:20px;height:20px;fill:none;stroke:currentColor;stroke-width:2}
+.preview{display:flex;align-items:center;gap:8px;margin:0 14px;padding:6px;border:1px solid #e3e6ee;border-radius:8px}
+.preview[hidden],.preview img[hidden],progress[hidden]{display:none}
+.preview img{max-width:64px;max-height:64px;border-radius:4px}.preview span{flex:1;overflow-wrap:anywhere}
+li a{color:inherit}li img{display:block;max-width:100%;max-height:200px;border-radius:8px;margin-top:4px}
 `;
 
 /** The widget's fixed words; see strings.ts for the languages. */
@@ -61,6 +69,8 @@ export interface UiCallbacks {
   onOpen(): void;
   /** `email`: what the visitor typed in the offline e-mail field (already checked), else undefined. */
   onSend(text: string, email?: string): Promise<boolean>;
+  /** Uploads a file; `progress` gets the share sent (0..1). Whether it was sent. */
+  onSendFile(file: File, progress: (fraction: number) => void): Promise<boolean>;
   onRestart(): void;
   /** The visitor typed in the message field. */
   onTyping?(): void;
@@ -75,6 +85,18 @@ function el<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, attrs:
   for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
   if (text !== undefined) node.textContent = text;
   return node;
+}
+
+/** A 24 x 24 icon of one path, hidden from assistive technology (its button carries the label). */
+function icon(doc: Document, d: string): SVGSVGElement {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = doc.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('aria-hidden', 'true');
+  const path = doc.createElementNS(ns, 'path');
+  path.setAttribute('d', d);
+  svg.append(path);
+  return svg;
 }
 
 export function themeVariable(name: string): string | null {
@@ -107,6 +129,7 @@ export class ChatUi {
   /** AGENT messages up to this `createdAt` were seen here: they never count as unread again (reload). */
   readUpTo = '';
   private sending = false;
+  private readonly files: FilePreview;
 
   constructor(
     private readonly doc: Document,
@@ -151,7 +174,24 @@ export class ChatUi {
     const label = el(doc, 'label', { for: 'hearth-input', class: 'sr' }, strings.messageLabel);
     this.input = el(doc, 'textarea', { id: 'hearth-input', rows: '1', maxlength: String(MAX_BODY), placeholder: strings.placeholder });
     this.sendButton = el(doc, 'button', { class: 'send', type: 'submit' }, strings.send);
-    this.form.append(label, this.input, this.sendButton);
+    // Files: a button opens the picker; a pasted or dropped file is taken too. Each is previewed first.
+    const picker = el(doc, 'input', { type: 'file', accept: ACCEPT, hidden: '' });
+    const attach = el(doc, 'button', { class: 'attach', type: 'button', 'aria-label': strings.attach, title: strings.attach });
+    attach.append(icon(doc, 'M21 11l-8.5 8.5a5 5 0 0 1-7-7L14 4a3.5 3.5 0 0 1 5 5l-8.5 8.5a2 2 0 0 1-3-3L15 7'));
+    attach.addEventListener('click', () => picker.click());
+    picker.addEventListener('change', () => {
+      this.files.set(picker.files?.[0] ?? null);
+      picker.value = '';
+    });
+    this.input.addEventListener('paste', (event) => {
+      const file = event.clipboardData?.files[0];
+      if (file) {
+        event.preventDefault();
+        this.files.set(file);
+      }
+    });
+    this.files = new FilePreview(doc, strings, () => this.input.focus());
+    this.form.append(label, picker, attach, this.input, this.sendButton);
     this.form.addEventListener('submit', (event) => {
       event.preventDefault();
       void this.submit();
@@ -163,7 +203,13 @@ export class ChatUi {
         void this.submit();
       }
     });
-    this.panel.append(header, this.intro, this.logBox, this.typingLine, this.notice, this.restart, this.emailBox, this.form);
+    this.panel.append(header, this.intro, this.logBox, this.typingLine, this.notice, this.restart, this.emailBox, this.files.box, this.form);
+    this.panel.addEventListener('dragover', (event) => event.preventDefault());
+    this.panel.addEventListener('drop', (event) => {
+      event.preventDefault();
+      const file = event.dataTransfer?.files[0];
+      if (file && !this.form.hidden) this.files.set(file);
+    });
     this.panel.addEventListener('keydown', (event) => {
       if (event.key === 'Escape') {
         event.stopPropagation();
@@ -172,13 +218,7 @@ export class ChatUi {
     });
 
     this.launcher = el(doc, 'button', { class: 'launcher', type: 'button', 'aria-label': strings.open, 'aria-expanded': 'false', 'aria-controls': 'hearth-panel' });
-    const svgNs = 'http://www.w3.org/2000/svg';
-    const svg = doc.createElementNS(svgNs, 'svg');
-    svg.setAttribute('viewBox', '0 0 24 24');
-    svg.setAttribute('aria-hidden', 'true');
-    const path = doc.createElementNS(svgNs, 'path');
-    path.setAttribute('d', 'M4 3h16a2 2 0 0 1 2 2v11a2 2 0 0 1-2 2H8l-5 4V5a2 2 0 0 1 1-2z');
-    svg.append(path);
+    const svg = icon(doc, 'M4 3h16a2 2 0 0 1 2 2v11a2 2 0 0 1-2 2H8l-5 4V5a2 2 0 0 1 1-2z');
     this.badge = el(doc, 'span', { class: 'badge', hidden: '', 'aria-hidden': 'true' });
     this.launcher.append(svg, this.badge);
     this.launcher.addEventListener('click', () => (this.opened ? this.close() : this.open()));
@@ -254,6 +294,12 @@ export class ChatUi {
       const item = el(this.doc, 'li', { class: message.sender === 'AGENT' ? 'AGENT' : 'VISITOR', 'data-id': message.id, 'data-sender': message.sender, 'data-created-at': message.createdAt });
       item.append(el(this.doc, 'span', { class: 'sr' }, `${message.sender === 'AGENT' ? this.strings.agent : this.strings.you}: `));
       item.append(this.doc.createTextNode(message.body));
+      for (const file of message.attachments ?? []) {
+        // An image inline (its name as the alternative text), any other file (a PDF) as a link named by it.
+        const link = el(this.doc, 'a', { href: file.url, target: '_blank', rel: 'noopener noreferrer' });
+        link.append(file.contentType.startsWith('image/') ? el(this.doc, 'img', { src: file.url, alt: file.name }) : file.name);
+        item.append(link);
+      }
       const next = [...this.list.children].find((child) => {
         const other = child as HTMLElement;
         return compareMessages(message, { id: other.dataset.id ?? '', createdAt: other.dataset.createdAt ?? '', sender: 'AGENT', body: '' }) < 0;
@@ -336,7 +382,8 @@ export class ChatUi {
   private async submit(): Promise<void> {
     // Sent exactly as typed (the server keeps bodies verbatim); only an all-blank text is not sent.
     const text = this.input.value;
-    if (!text.trim() || this.sending) return;
+    const file = this.files.file;
+    if ((!text.trim() && !file) || this.sending) return;
     let email: string | undefined;
     if (!this.emailBox.hidden) {
       email = this.email.value.trim() || undefined;
@@ -351,7 +398,14 @@ export class ChatUi {
     this.sending = true;
     this.sendButton.disabled = true;
     try {
-      if (await this.callbacks.onSend(text, email)) this.input.value = '';
+      if (file) {
+        this.files.progress(0);
+        const sent = await this.callbacks.onSendFile(file, (fraction) => this.files.progress(fraction));
+        this.files.progress(null);
+        if (!sent) return;
+        this.files.set(null);
+      }
+      if (text.trim() && (await this.callbacks.onSend(text, email))) this.input.value = '';
     } finally {
       this.sending = false;
       this.sendButton.disabled = false;

@@ -117,6 +117,7 @@ export class HearthWidget {
     const ui = new ChatUi(document, {
       onOpen: () => this.onOpen(),
       onSend: (text, email) => this.send(text, email),
+      onSendFile: (file, progress) => this.sendFile(file, progress),
       onRestart: () => this.restart(),
       onTyping: () => this.onTyping(),
     }, this.text);
@@ -257,12 +258,7 @@ export class HearthWidget {
       await this.ensureConversation();
       const token = this.saved?.token;
       if (!token) throw new ApiError(503, 'chat_disabled', this.text.unavailable);
-      const message = await this.api.send(token, text, email);
-      this.siblings?.postMessage({ token, message });
-      if (this.transport) {
-        this.transport.addOwn(message);
-        this.transport.nudge();
-      } else this.ui?.addMessages([message]);
+      this.shown(token, await this.api.send(token, text, email));
       if (this.askEmail) {
         this.askEmail = !email;
         this.ui?.setEmailCapture(this.askEmail);
@@ -270,6 +266,34 @@ export class HearthWidget {
       }
       return true;
     } catch (error) {
+      return this.explain(error);
+    }
+  }
+
+  /** A message this tab sent: shown, and handed to the visitor's other tabs. */
+  private shown(token: string, message: ChatMessage): void {
+    this.siblings?.postMessage({ token, message });
+    if (this.transport) {
+      this.transport.addOwn(message);
+      this.transport.nudge();
+    } else this.ui?.addMessages([message]);
+  }
+
+  /** A file the visitor picked, pasted or dropped: uploaded with progress; refusals become sentences. */
+  private async sendFile(file: File, progress: (fraction: number) => void): Promise<boolean> {
+    this.ui?.showNotice(null);
+    try {
+      await this.ensureConversation();
+      const token = this.saved?.token;
+      if (!token) throw new ApiError(503, 'chat_disabled', this.text.unavailable);
+      this.shown(token, await this.api.upload(token, file, progress));
+      return true;
+    } catch (error) {
+      const status = error instanceof ApiError ? error.status : 0;
+      if (status === 413 || status === 415 || status === 400) {
+        this.ui?.showNotice(status === 413 ? this.text.fileTooLarge : this.text.fileRejected);
+        return false;
+      }
       return this.explain(error);
     }
   }
