@@ -24,7 +24,7 @@
  */
 import { benchEngine, benchRedis } from './support/environment.js';
 import { now, report, round, runBench } from './support/children.js';
-import { pool, startBare, startNode, type NodeChild } from './support/hearth.js';
+import { opsPerRequest, pool, startBare, startNode, type NodeChild } from './support/hearth.js';
 import { rawGet } from '../test/support/raw-http.js';
 import { CONNECTIONS, SECONDS, loadTool, measure, measurePaired, type LoadResult } from './support/load.js';
 import { createWorkspace, request } from '../test/support/harness.js';
@@ -48,19 +48,6 @@ async function seedPosts(url: string, ws: { id: string; token: string }): Promis
     const de = await call('/posts', { locale: 'de', translationOf: en.id, slug: `beitrag-${i}`, title: `Brotnotizen ${i}`, metaDescription: 'Ein Beitrag.', tags: ['bench'], authorName: 'Bench', contentMarkdown: body(i) });
     await call(`/posts/${de.id}/publish`);
   });
-}
-
-/** Commands per request over `count` requests in series, less the node's idle commands in that time. */
-async function opsPerRequest(node: NodeChild, count: number, send: () => Promise<void>): Promise<number> {
-  const idleStart = await node.commands();
-  const idleFrom = now();
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
-  const idlePerMs = ((await node.commands()) - idleStart) / (now() - idleFrom);
-  const before = await node.commands();
-  const from = now();
-  for (let i = 0; i < count; i += 1) await send();
-  const elapsed = now() - from;
-  return ((await node.commands()) - before - idlePerMs * elapsed) / count;
 }
 
 await runBench(async (cleanup) => {

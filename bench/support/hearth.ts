@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OPERATOR } from '../../test/support/harness.js';
 import type { RawAnswer } from '../../test/support/raw-http.js';
-import { BENCH_DIR, spawnChild, type Child } from './children.js';
+import { BENCH_DIR, now, spawnChild, type Child } from './children.js';
 import { withCommandMonitoring } from './environment.js';
 
 export interface NodeChild extends Child {
@@ -106,4 +106,17 @@ export function postJson(url: string, token: string | undefined, body: unknown):
     req.once('error', reject);
     req.end(payload);
   });
+}
+
+/** Driver commands per request over `count` requests in series, less the node's idle commands in that time. */
+export async function opsPerRequest(node: NodeChild, count: number, send: () => Promise<void>): Promise<number> {
+  const idleStart = await node.commands();
+  const idleFrom = now();
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const idlePerMs = ((await node.commands()) - idleStart) / (now() - idleFrom);
+  const before = await node.commands();
+  const from = now();
+  for (let i = 0; i < count; i += 1) await send();
+  const elapsed = now() - from;
+  return ((await node.commands()) - before - idlePerMs * elapsed) / count;
 }

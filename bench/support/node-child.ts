@@ -4,7 +4,7 @@
  * `dist/` (`startNode` builds it), not `src/` under tsx, whose transform adds work of its own to every
  * closure a hot path creates. The orchestrator asks it, over IPC only (no HTTP route is
  * added), for the driver commands it has sent (`commandStarted`, counted when the URI turns on
- * `monitorCommands`; the job queue's apart) and the CPU time it has used, its heap after a full GC, its Socket.IO connections, or to publish domain events.
+ * `monitorCommands`; the job queue's apart) and the CPU time it has used, its heap after a full GC or its memory as it is, its Socket.IO connections, or to publish domain events.
  */
 import type { NodeOptions } from '../../src/app/node.js';
 import { BUILT_SERVER, now, serve } from './children.js';
@@ -43,6 +43,8 @@ serve({
     gc();
     return { heapUsed: process.memoryUsage().heapUsed };
   },
+  /** The process's memory as it is (no collection first): where the RSS goes during a burst. */
+  memory: () => ({ ...process.memoryUsage() }),
   trace: () => ({ trace: chatTrace() }),
   sockets: () => ({ widget: node.deps.realtime.io.of('/widget').sockets.size }),
   /**
