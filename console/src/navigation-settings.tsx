@@ -1,9 +1,9 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { attempt } from './api.js';
 import { navigate } from './router.js';
 import { t } from './strings.js';
 import * as navs from './navigations.js';
-import { Field, FormProblem, text, useSubmit } from './widgets.js';
+import { AskFirst, Field, FormProblem, text, useSubmit } from './widgets.js';
 
 /** A navigation's name and key (renamed over its version), and deleting it after a confirmation. */
 export function NavigationSettings({ editor }: { editor: navs.OpenNavigation }) {
@@ -36,43 +36,12 @@ export function NavigationSettings({ editor }: { editor: navs.OpenNavigation }) 
 }
 
 function DeleteNavigation({ navigation }: { navigation: navs.Navigation }) {
-  const [asking, setAsking] = useState(false);
-  const [problem, setProblem] = useState('');
-  const keep = useRef<HTMLButtonElement>(null);
-  const start = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (asking) keep.current?.focus();
-  }, [asking]);
   const remove = async () => {
     const outcome = await attempt(() => navs.deleteNavigation(navigation.id));
-    if (!outcome.ok) return setProblem(outcome.message);
+    if (!outcome.ok) return outcome.message;
     localStorage.removeItem(navs.keptKeyOf(navigation.id));
     navigate('structure');
+    return null;
   };
-  return asking ? (
-    <div class="confirm" role="group" aria-labelledby="nav-delete-question">
-      <p id="nav-delete-question">{t.navConfirmDelete(navigation.name)}</p>
-      <button type="button" id="nav-delete-confirm" class="danger" onClick={() => void remove()}>
-        {t.navYesDelete}
-      </button>
-      <button
-        type="button"
-        id="nav-delete-keep"
-        ref={keep}
-        onClick={() => {
-          setAsking(false);
-          setTimeout(() => start.current?.focus(), 0);
-        }}
-      >
-        {t.navKeep}
-      </button>
-      {problem && <FormProblem id="nav-delete-problem" message={problem} />}
-    </div>
-  ) : (
-    <p>
-      <button type="button" id="nav-delete" class="danger" ref={start} onClick={() => setAsking(true)}>
-        {t.navDelete}
-      </button>
-    </p>
-  );
+  return <AskFirst id="nav-delete" label={t.navDelete} question={t.navConfirmDelete(navigation.name)} yes={t.navYesDelete} keep={t.navKeep} onYes={remove} />;
 }

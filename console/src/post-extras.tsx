@@ -1,11 +1,11 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { attempt, type FieldIssue } from './api.js';
 import { navigate } from './router.js';
 import { t } from './strings.js';
 import * as posts from './posts.js';
 import { categories, categoriesLoaded, loadCategories } from './categories.js';
 import { keptKey, type Draft } from './post-draft.js';
-import { FormProblem } from './widgets.js';
+import { AskFirst, FormProblem } from './widgets.js';
 
 const tagsOf = (typed: string) => [...new Set(typed.split(',').map((tag) => tag.trim()).filter(Boolean))];
 
@@ -79,51 +79,20 @@ export function Classification({ draft, post }: { draft: Draft; post: posts.Admi
   );
 }
 
-/** Deleting asks first; the focus goes to "keep it", so a stray Enter deletes nothing. */
+/** Deleting asks first (`AskFirst`); a deleted post is neither saved again nor kept in this browser. */
 export function DeletePost({ draft, post }: { draft: Draft; post: posts.AdminPost }) {
-  const [asking, setAsking] = useState(false);
-  const [problem, setProblem] = useState('');
-  const keep = useRef<HTMLButtonElement>(null);
-  const start = useRef<HTMLButtonElement>(null);
-  useEffect(() => {
-    if (asking) keep.current?.focus();
-  }, [asking]);
   const remove = async () => {
-    setProblem('');
     const outcome = await attempt(() => posts.deletePost(post.id));
-    if (!outcome.ok) return setProblem(outcome.message);
-    // Nothing of it is saved again: no autosave, nothing kept in this browser.
+    if (!outcome.ok) return outcome.message;
     draft.close();
     localStorage.removeItem(keptKey(post.id));
     navigate('posts');
+    return null;
   };
   return (
     <section aria-labelledby="delete-post-title">
       <h3 id="delete-post-title">{t.postDelete}</h3>
-      {asking ? (
-        <div class="confirm" role="group" aria-labelledby="delete-post-question">
-          <p id="delete-post-question">{t.postConfirmDelete(draft.fields.value.title || post.title)}</p>
-          <button type="button" id="delete-post-confirm" class="danger" onClick={() => void remove()}>
-            {t.postYesDelete}
-          </button>
-          <button
-            type="button"
-            id="delete-post-keep"
-            ref={keep}
-            onClick={() => {
-              setAsking(false);
-              setTimeout(() => start.current?.focus(), 0);
-            }}
-          >
-            {t.postKeep}
-          </button>
-        </div>
-      ) : (
-        <button type="button" id="delete-post" class="danger" ref={start} onClick={() => setAsking(true)}>
-          {t.postDelete}
-        </button>
-      )}
-      {problem && <FormProblem id="delete-post-problem" message={problem} />}
+      <AskFirst id="delete-post" label={t.postDelete} question={t.postConfirmDelete(draft.fields.value.title || post.title)} yes={t.postYesDelete} keep={t.postKeep} onYes={remove} />
     </section>
   );
 }

@@ -1,5 +1,5 @@
 import type { Signal } from '@preact/signals';
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { attempt, type FieldIssue } from './api.js';
 
 /** A labelled select over a signal: picking an option sets it and calls `onChange`. */
@@ -149,5 +149,50 @@ export function FormProblem({ id, message }: { id: string; message: string }) {
     <p id={id} role="alert" class="field-error">
       {message}
     </p>
+  );
+}
+
+/**
+ * A deletion that asks first: the button, then the question with "yes" and "keep it". The focus goes to
+ * "keep it", so a stray Enter deletes nothing, and back to the button when kept. `onYes` answers the
+ * problem to show, or null when done. Ids: `<id>`, `<id>-question`, `<id>-confirm`, `<id>-keep`, `<id>-problem`.
+ */
+export function AskFirst(props: { id: string; label: string; question: string; yes: string; keep: string; onYes: () => Promise<string | null> }) {
+  const [asking, setAsking] = useState(false);
+  const [problem, setProblem] = useState('');
+  const keep = useRef<HTMLButtonElement>(null);
+  const start = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (asking) keep.current?.focus();
+  }, [asking]);
+  const yes = async () => {
+    setProblem('');
+    setProblem((await props.onYes()) ?? '');
+  };
+  const kept = () => {
+    setAsking(false);
+    setTimeout(() => start.current?.focus(), 0);
+  };
+  return (
+    <>
+      {asking ? (
+        <div class="confirm" role="group" aria-labelledby={`${props.id}-question`}>
+          <p id={`${props.id}-question`}>{props.question}</p>
+          <button type="button" id={`${props.id}-confirm`} class="danger" onClick={() => void yes()}>
+            {props.yes}
+          </button>
+          <button type="button" id={`${props.id}-keep`} ref={keep} onClick={kept}>
+            {props.keep}
+          </button>
+        </div>
+      ) : (
+        <p>
+          <button type="button" id={props.id} class="danger" ref={start} onClick={() => setAsking(true)}>
+            {props.label}
+          </button>
+        </p>
+      )}
+      {problem && <FormProblem id={`${props.id}-problem`} message={problem} />}
+    </>
   );
 }
