@@ -165,6 +165,8 @@ test('the OpenAPI document lists every event in its webhooks section, each with 
     expect(resolved.properties.data.type).toBe('object');
   }
   const message = served.components.schemas[served.webhooks['message.created'].post.requestBody.content['application/json'].schema.$ref.split('/').pop()];
-  expect(Object.keys(message.properties.data.properties)).toEqual(['conversationId', 'messageId', 'sender', 'body', 'createdAt']);
+  expect(Object.keys(message.properties.data.properties)).toEqual(['conversationId', 'messageId', 'sender', 'body', 'createdAt', 'attachments']);
+  // Files only on a message that has them: every other payload keeps its five fields.
+  expect(message.properties.data.required).not.toContain('attachments');
   expect(served.paths['/admin/workspaces/{wid}/webhook-endpoints'].post.responses['201'].content['application/json'].schema).toBeDefined();
 });
