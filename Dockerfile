@@ -13,7 +13,9 @@ RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: production dependencies, compiled output and the widget bundle; runs as non-root.
 FROM node:20-bookworm-slim
-ENV NODE_ENV=production PORT=3000
+# Two malloc arenas: image work (sharp/libvips on many threads) otherwise leaves glibc holding memory per
+# thread; bench:media measured the node's peak during 100 concurrent uploads at 392 MB without, 329 MB with.
+ENV NODE_ENV=production PORT=3000 MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
