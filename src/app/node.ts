@@ -29,6 +29,7 @@ import { answerClientError } from '../http/errors.js';
 import { capConnectionsPerAddress } from '../http/connection-limits.js';
 import { openObjectStorage } from '../db/open-object-storage.js';
 import { upgradeOnce } from '../db/once.js';
+import { fileOlderDocuments } from '../db/newest-first.js';
 import { messageStore } from '../livechat/messages.model.js';
 import { ByteLru } from '../cache/lru.js';
 
@@ -128,6 +129,13 @@ async function upgradeStorage(db: Connection, logger: Logger): Promise<void> {
   await upgradeOnce(db, 'livechat-messages-unread-flag', async () => {
     const flagged = await messageStore(db).flagUnreadOfEarlierVersions();
     if (flagged > 0) logger.info({ flagged }, 'chat messages flagged read or unread');
+  });
+  // Newest-first lists read a bucket at a time since 0.9 (`db/newest-first.ts`): what came before, below.
+  await upgradeOnce(db, 'newest-first-buckets', async () => {
+    for (const [collection, field] of [['posts', 'listBucket'], ['submissions', 'listBucket'], ['livechat_conversations', 'activityBucket']]) {
+      const filed = await fileOlderDocuments(db.collection(collection), field);
+      if (filed > 0) logger.info({ collection, filed }, 'documents stored before newest-first buckets filed below them');
+    }
   });
 }
 

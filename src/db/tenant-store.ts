@@ -2,6 +2,7 @@ import { Types, type Model, type QueryFilter, type UpdateQuery } from 'mongoose'
 import { isObjectIdHex } from '../shared/ids.js';
 import { documentWrites } from './document-locks.js';
 import { offsetOf, type PageRequest } from '../shared/paging.js';
+import { sequenceStore, walkNewestFirst } from './newest-first.js';
 
 /** A stored document of one workspace. */
 export interface TenantDoc {
@@ -22,6 +23,19 @@ export function tenantScope<D extends TenantDoc>(model: Model<D>) {
     ({ ...filter, workspaceId: new Types.ObjectId(workspaceId) });
   const guarded = documentWrites(model);
   const owns = (workspaceId: string, doc: D | null): D | null => (doc && doc.workspaceId.toHexString() === workspaceId ? doc : null);
+  const sequences = sequenceStore(model.db);
+
+  /** One page and the total in parallel (without `withTotal: false`, see `PageRequest`). */
+  async function page(workspaceId: string, filter: QueryFilter<D>, sort: Sort, request: PageRequest): Promise<{ docs: D[]; total: number }> {
+    const where = scoped(workspaceId, filter);
+    const read = (limit: number) => model.find(where).sort(sort).skip(offsetOf(request)).limit(limit).lean<D[]>();
+    if (request.withTotal === false) {
+      const docs = await read(request.limit + 1);
+      return { docs: docs.slice(0, request.limit), total: offsetOf(request) + docs.length };
+    }
+    const [docs, total] = await Promise.all([read(request.limit), model.countDocuments(where)]);
+    return { docs, total };
+  }
 
   return {
     filter: scoped,
@@ -47,16 +61,33 @@ export function tenantScope<D extends TenantDoc>(model: Model<D>) {
       return query.lean<D[]>();
     },
 
-    /** One page and the total in parallel (without `withTotal: false`, see `PageRequest`). */
-    async page(workspaceId: string, filter: QueryFilter<D>, sort: Sort, request: PageRequest): Promise<{ docs: D[]; total: number }> {
-      const where = scoped(workspaceId, filter);
-      const read = (limit: number) => model.find(where).sort(sort).skip(offsetOf(request)).limit(limit).lean<D[]>();
-      if (request.withTotal === false) {
-        const docs = await read(request.limit + 1);
-        return { docs: docs.slice(0, request.limit), total: offsetOf(request) + docs.length };
+    page,
+
+    /**
+     * A page of a newest-first list kept in buckets (see `newest-first.ts`): `list.field` holds a document's
+     * bucket, `list.sequence` names the sequence its numbers come from, `list.sort` is the order within a
+     * bucket. Read bucket by bucket from the newest while that finds the page; otherwise (a deep page, a
+     * selective filter) with one query in the same order.
+     */
+    async newestPage(
+      workspaceId: string,
+      filter: QueryFilter<D>,
+      list: { field: string; sequence: string; sort: Sort },
+      request: PageRequest,
+    ): Promise<{ docs: D[]; total: number }> {
+      const offset = offsetOf(request);
+      const counted = request.withTotal === false ? null : model.countDocuments(scoped(workspaceId, filter)).exec();
+      const walked = await walkNewestFirst({
+        taken: await sequences.current(list.sequence),
+        wanted: offset + request.limit + 1,
+        read: (bucket) => model.find(scoped(workspaceId, { ...filter, [list.field]: bucket })).sort(list.sort).lean<D[]>(),
+      });
+      if (walked === null) {
+        const [found] = await Promise.all([page(workspaceId, filter, { [list.field]: -1, ...list.sort }, { ...request, withTotal: false }), counted]);
+        return { docs: found.docs, total: counted ? await counted : found.total };
       }
-      const [docs, total] = await Promise.all([read(request.limit), model.countDocuments(where)]);
-      return { docs, total };
+      const docs = walked.slice(offset, offset + request.limit);
+      return { docs, total: counted ? await counted : walked.length };
     },
 
     count(workspaceId: string, filter: QueryFilter<D> = {}): Promise<number> {

@@ -5,6 +5,7 @@ import { fail } from '../shared/errors.js';
 import { isObjectIdHex } from '../shared/ids.js';
 import type { ConversationStatus } from '../realtime/events.js';
 import { conversationStore, type Conversation } from './conversations.model.js';
+import type { NewestMessage } from './messages.model.js';
 
 /**
  * What the message path needs of a conversation: remembered per node (every node's memory gets it at
@@ -22,7 +23,8 @@ export interface RememberedConversation {
   workspaceId: string;
   status: ConversationStatus;
   tokenHash: string;
-  newest: { seq: number; createdAtMs: number };
+  /** Null when the summary cannot tell (its newest message was stored before visitorCount was kept). */
+  newest: NewestMessage | null;
 }
 
 /**
@@ -38,7 +40,8 @@ const memoKey = (id: string) => `conversation:${id}`;
 
 function toRemembered(conversation: Conversation): RememberedConversation {
   const { id, workspaceId, status, tokenHash, recorded } = conversation;
-  return { id, workspaceId, status, tokenHash, newest: { ...recorded } };
+  const { seq, createdAtMs, visitorCount } = recorded;
+  return { id, workspaceId, status, tokenHash, newest: visitorCount === null ? null : { seq, createdAtMs, visitorCount } };
 }
 
 /** Conversation `id` (any workspace), remembered; null when there is none. */
@@ -80,9 +83,9 @@ export async function rememberConversation(deps: Deps, conversation: Conversatio
 }
 
 /** This node appended `newest`: the next append here starts after it (while the conversation is remembered). */
-export function noteNewest(deps: Deps, conversation: RememberedConversation, newest: { seq: number; createdAtMs: number }): void {
+export function noteNewest(deps: Deps, conversation: RememberedConversation, newest: NewestMessage): void {
   for (const known of [conversation, deps.cache.memo.peek<RememberedConversation>(memoKey(conversation.id))]) {
-    if (known && known.newest.seq < newest.seq) known.newest = newest;
+    if (known && (known.newest === null || known.newest.seq < newest.seq)) known.newest = newest;
   }
 }
 

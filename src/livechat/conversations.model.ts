@@ -2,50 +2,15 @@ import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
+import { bucketOf, sequenceStore } from '../db/newest-first.js';
 import { constantTimeEqual } from '../shared/crypto.js';
 import type { PageRequest } from '../shared/paging.js';
 import { visitorRecordBranches, type PersonKeys } from '../shared/person-keys.js';
 import type { ChatAttachment, ChatMessage, ConversationStatus } from '../realtime/events.js';
 import type { Sender } from './messages.model.js';
 import type { VerifiedVisitor } from '../identity/identity.schemas.js';
-
-export interface Conversation {
-  id: string;
-  workspaceId: string;
-  status: ConversationStatus;
-  visitorSessionId: string;
-  pageUrl: string | null;
-  referrer: string | null;
-  locale: string | null;
-  externalId: string | null;
-  identityVerified: boolean;
-  visitorName: string | null;
-  visitorEmail: string | null;
-  attributes: Record<string, string> | null;
-  lastMessage: ChatMessage | null;
-  lastActivityAt: Date;
-  closedAt: Date | null;
-  createdAt: Date;
-  /** The conversation token, encrypted (resume by verified identity hands it out again). */
-  sealedToken: string;
-  /** Lookup hash of the conversation token. */
-  tokenHash: string;
-  /** seq and createdAt (ms) of the newest message recorded here: a hint for the next append (may lag). */
-  recorded: { seq: number; createdAtMs: number };
-  assigneeUserId: string | null;
-  /** Read cursors: the newest message of the other side each side has read. */
-  readByVisitor: ReadCursor | null;
-  readByTeam: ReadCursor | null;
-  /** createdAt (ms) of the newest AGENT message already sent to the visitor by e-mail. */
-  visitorMailedUpToMs: number;
-  /** When the visitor was last sent replies by e-mail (batching). */
-  visitorMailedAt: Date | null;
-}
-
-export interface ReadCursor {
-  messageId: string;
-  createdAt: Date;
-}
+import type { Conversation, NewConversation, ReadCursor, VisitorFills } from './conversation-records.js';
+export type { Conversation, NewConversation, ReadCursor, VisitorFills } from './conversation-records.js';
 
 interface LastMessageDoc {
   id: string;
@@ -76,7 +41,11 @@ interface ConversationDoc {
   lastMessageAtMs: number;
   /** seq of that message (absent on conversations recorded before it was kept: read as 0). */
   lastSeq?: number;
+  /** visitorCount of that message (absent before 0.9). */
+  lastVisitorCount?: number;
   lastActivityAt: Date;
+  /** The inbox's bucket (`newest-first.ts`), taken whenever `lastActivityAt` moves; absent on conversations idle since before 0.9. */
+  activityBucket?: number;
   closedAt: Date | null;
   createdAt: Date;
   assigneeUserId?: Types.ObjectId | null;
@@ -86,7 +55,7 @@ interface ConversationDoc {
   visitorMailedAt?: Date | null;
 }
 
-const cursorSchema = new Schema<ReadCursor>({ messageId: String, createdAt: Date }, { _id: false });
+const cursorSchema = new Schema<ReadCursor>({ messageId: String, createdAt: Date, visitorCount: Number }, { _id: false });
 
 const conversationSchema = new Schema<ConversationDoc>(
   {
@@ -121,7 +90,9 @@ const conversationSchema = new Schema<ConversationDoc>(
     },
     lastMessageAtMs: { type: Number, required: true },
     lastSeq: { type: Number, default: 0 },
+    lastVisitorCount: { type: Number },
     lastActivityAt: { type: Date, required: true },
+    activityBucket: { type: Number },
     closedAt: { type: Date, default: null },
     createdAt: { type: Date, required: true },
     assigneeUserId: { type: Schema.Types.ObjectId, default: null },
@@ -142,10 +113,10 @@ conversationSchema.index({ workspaceId: 1, visitorSessionId: 1, createdAt: -1 })
 // Person timeline (`ofPerson`) by e-mail in any case: a case-insensitive match cannot seek, but MongoDB reads only
 // this workspace's keys and fetches the matches (FerretDB scans either way: one query per collection keeps it cheap).
 conversationSchema.index({ workspaceId: 1, visitorEmail: 1 });
-// Agent inbox: a workspace's conversations by status, newest activity first.
-conversationSchema.index({ workspaceId: 1, status: 1, lastActivityAt: -1 });
+// Agent inbox: a workspace's conversations by status, newest activity first, a bucket at a time (`list`).
+conversationSchema.index({ workspaceId: 1, status: 1, activityBucket: -1, lastActivityAt: -1 });
 // Agent inbox filtered by assignee ("mine"): a workspace's conversations of one assignee, newest activity first.
-conversationSchema.index({ workspaceId: 1, assigneeUserId: 1, status: 1, lastActivityAt: -1 });
+conversationSchema.index({ workspaceId: 1, assigneeUserId: 1, status: 1, activityBucket: -1, lastActivityAt: -1 });
 
 const Conversations = defineModel('LiveChatConversation', conversationSchema);
 
@@ -153,6 +124,10 @@ function toChatMessage(doc: LastMessageDoc): ChatMessage {
   const message: ChatMessage = { id: doc.id, sender: doc.sender, body: doc.body, createdAt: doc.createdAt.toISOString() };
   if (doc.attachments?.length) message.attachments = doc.attachments;
   return message;
+}
+
+function toCursor(cursor: ReadCursor | null | undefined): ReadCursor | null {
+  return cursor?.messageId ? { messageId: cursor.messageId, createdAt: cursor.createdAt, visitorCount: cursor.visitorCount ?? null } : null;
 }
 
 function toConversation(doc: ConversationDoc): Conversation {
@@ -175,36 +150,21 @@ function toConversation(doc: ConversationDoc): Conversation {
     createdAt: doc.createdAt,
     sealedToken: doc.sealedToken,
     tokenHash: doc.tokenHash,
-    recorded: { seq: doc.lastSeq ?? 0, createdAtMs: doc.lastMessageAtMs },
+    recorded: { seq: doc.lastSeq ?? 0, createdAtMs: doc.lastMessageAtMs, visitorCount: doc.lastVisitorCount ?? (doc.lastMessageAtMs === 0 ? 0 : null) },
     assigneeUserId: doc.assigneeUserId ? doc.assigneeUserId.toHexString() : null,
-    readByVisitor: doc.readByVisitor?.messageId ? { messageId: doc.readByVisitor.messageId, createdAt: doc.readByVisitor.createdAt } : null,
-    readByTeam: doc.readByTeam?.messageId ? { messageId: doc.readByTeam.messageId, createdAt: doc.readByTeam.createdAt } : null,
+    readByVisitor: toCursor(doc.readByVisitor),
+    readByTeam: toCursor(doc.readByTeam),
     visitorMailedUpToMs: doc.visitorMailedUpToMs ?? 0,
     visitorMailedAt: doc.visitorMailedAt ?? null,
   };
 }
 
-/** Visitor fields a message offers; each is only set while the conversation does not know it yet. */
-export interface VisitorFills {
-  visitorName?: string;
-  visitorEmail?: string;
-}
-
-export interface NewConversation {
-  /** Pre-made (see `newConversationId`) so the token can name its conversation. */
-  id: string;
-  tokenHash: string;
-  sealedToken: string;
-  visitorSessionId: string;
-  pageUrl: string | null;
-  referrer: string | null;
-  locale: string | null;
-  identity: VerifiedVisitor | null;
-}
-
 const oid = (id: string) => new Types.ObjectId(id);
 
 export const newConversationId = () => new Types.ObjectId().toHexString();
+
+/** The sequence a workspace's conversations take their inbox bucket from, at each activity. */
+const activitySequence = (workspaceId: string) => `${workspaceId}:conversation-activity`;
 
 export function conversationStore(db: Connection) {
   const model = Conversations(db);
@@ -213,6 +173,7 @@ export function conversationStore(db: Connection) {
   // checks the tenant here) and so do the writes that follow them, which keeps handshakes and replies
   // O(1) with many conversations.
   const scope = tenantScope(model);
+  const sequences = sequenceStore(db);
   const byPrimaryKey = (id: string) => model.findOne({ _id: oid(id) }).lean<ConversationDoc>();
   const setById = (id: string, fields: Partial<ConversationDoc>) => model.updateOne({ _id: oid(id) }, { $set: fields });
   // Every write of a conversation is guarded (`document-locks.ts`): the read-then-write summaries and cursors
@@ -220,6 +181,7 @@ export function conversationStore(db: Connection) {
   const { write, transition } = scope;
   return {
     async create(workspaceId: string, input: NewConversation, now: Date): Promise<Conversation> {
+      const activityBucket = bucketOf(await sequences.take(activitySequence(workspaceId)));
       const doc = await model.create({
         _id: oid(input.id),
         workspaceId: oid(workspaceId),
@@ -238,7 +200,9 @@ export function conversationStore(db: Connection) {
         lastMessage: null,
         lastMessageAtMs: 0,
         lastSeq: 0,
+        lastVisitorCount: 0,
         lastActivityAt: now,
+        activityBucket,
         closedAt: null,
         createdAt: now,
       });
@@ -313,27 +277,31 @@ export function conversationStore(db: Connection) {
         const pattern = { $regex: filter.q.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), $options: 'i' };
         where.$or = [{ visitorName: pattern }, { visitorEmail: pattern }];
       }
-      const { docs, total } = await scope.page(workspaceId, where, { lastActivityAt: -1, _id: -1 }, request);
+      const newest = { field: 'activityBucket', sequence: activitySequence(workspaceId), sort: { lastActivityAt: -1, _id: -1 } } as const;
+      const { docs, total } = await scope.newestPage(workspaceId, where, newest, request);
       return { items: docs.map(toConversation), total };
     },
     /**
      * Records a stored message (with its seq) as the conversation's latest, unless a newer one is recorded
      * already (concurrent writers may finish out of order), and sets the given visitor fields that are still
      * unknown (never overwrites): one read and at most one write, both by `_id` (see above); the engine's own
-     * conditional update would be no more atomic and scans the collection.
+     * conditional update would be no more atomic and scans the collection. The inbox bucket's number is
+     * taken alongside the read, used only when the activity moves.
      */
-    async recordMessage(workspaceId: string, id: string, message: ChatMessage, seq: number, fills: VisitorFills = {}): Promise<void> {
+    async recordMessage(workspaceId: string, id: string, message: ChatMessage, position: { seq: number; visitorCount: number }, fills: VisitorFills = {}): Promise<void> {
       await write(id, async () => {
         const createdAt = new Date(message.createdAt);
-        const doc = await scope.byId(workspaceId, id);
+        const [doc, taken] = await Promise.all([scope.byId(workspaceId, id), sequences.take(activitySequence(workspaceId))]);
         if (!doc) return;
         const fields: Partial<ConversationDoc> = {};
         if (doc.lastMessageAtMs < createdAt.getTime()) {
           Object.assign(fields, {
             lastMessage: { id: message.id, sender: message.sender, body: message.body, createdAt, ...(message.attachments ? { attachments: message.attachments } : {}) },
             lastMessageAtMs: createdAt.getTime(),
-            lastSeq: seq,
+            lastSeq: position.seq,
+            lastVisitorCount: position.visitorCount,
             lastActivityAt: createdAt,
+            activityBucket: bucketOf(taken),
           });
         }
         for (const field of ['visitorName', 'visitorEmail'] as const) if (fills[field] && !doc[field]) fields[field] = fills[field];
@@ -379,7 +347,7 @@ export function conversationStore(db: Connection) {
       return transition(id, async () => {
         const doc = await scope.byId(workspaceId, id);
         if (!doc || doc.status !== 'OPEN') return null;
-        await setById(id, { status: 'CLOSED', closedAt: now, lastActivityAt: now });
+        await setById(id, { status: 'CLOSED', closedAt: now, lastActivityAt: now, activityBucket: bucketOf(await sequences.take(activitySequence(workspaceId))) });
         const stored = await scope.byId(workspaceId, id);
         return stored ? toConversation(stored) : null;
       });

@@ -57,9 +57,30 @@ export async function listConversations(
   return pageOf(request, await toAdminConversations(deps, workspaceId, items), total);
 }
 
-/** The console's view of several conversations: their unread counts in one query, each assignee's name once. */
+/**
+ * The team's unread count of each conversation: how many visitor messages its newest message closes (its
+ * visitorCount) minus how many the team's read cursor covers, read off the conversations alone. Only those
+ * whose newest message or cursor was stored before these counts were kept are counted among the unread
+ * messages (one query for all of them).
+ */
+async function unreadByTeam(deps: Deps, workspaceId: string, items: Conversation[]): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  const uncounted: string[] = [];
+  for (const item of items) {
+    const newest = item.recorded.visitorCount;
+    const read = item.readByTeam ? item.readByTeam.visitorCount : 0;
+    // A read cursor may pass the summary for a moment (it is written when the team fetches a message
+    // whose summary is still being written): never below zero.
+    if (newest !== null && read !== null) counts.set(item.id, Math.max(0, newest - read));
+    else uncounted.push(item.id);
+  }
+  for (const [id, count] of await messageStore(deps.db).unreadByTeam(workspaceId, uncounted)) counts.set(id, count);
+  return counts;
+}
+
+/** The console's view of several conversations: their unread counts, each assignee's name once. */
 async function toAdminConversations(deps: Deps, workspaceId: string, items: Conversation[]) {
-  const unread = await messageStore(deps.db).unreadByTeam(workspaceId, items.map((item) => item.id));
+  const unread = await unreadByTeam(deps, workspaceId, items);
   const assignees = new Map<string, Assignee | null>();
   for (const id of new Set(items.flatMap((item) => (item.assigneeUserId ? [item.assigneeUserId] : [])))) assignees.set(id, await assigneeOf(deps, id));
   return items.map((item) => toAdminConversation(item, unread.get(item.id) ?? 0, item.assigneeUserId ? (assignees.get(item.assigneeUserId) ?? null) : null));
@@ -80,9 +101,8 @@ export async function conversationsOfPerson(deps: Deps, workspaceId: string, key
 }
 
 export async function getConversation(deps: Deps, workspaceId: string, conversationId: string) {
-  const conversation = await conversationOf(deps, workspaceId, conversationId);
-  const unread = await messageStore(deps.db).unreadByTeam(workspaceId, [conversation.id]);
-  return toAdminConversation(conversation, unread.get(conversation.id) ?? 0, await assigneeOf(deps, conversation.assigneeUserId));
+  const [view] = await toAdminConversations(deps, workspaceId, [await conversationOf(deps, workspaceId, conversationId)]);
+  return view;
 }
 
 /**

@@ -24,6 +24,12 @@ interface MessageDoc {
   unread: boolean;
   /** Files sent with it; absent (not empty) on a message without files, so those stay as they always were. */
   attachments?: ChatAttachment[];
+  /**
+   * How many VISITOR messages the conversation holds up to and including this one: the team's unread count
+   * is the newest message's minus the one its read cursor points at, with no query of the messages. Absent
+   * on messages stored before 0.9 (see `newest`).
+   */
+  visitorCount?: number;
 }
 
 const messageSchema = new Schema<MessageDoc>(
@@ -41,6 +47,7 @@ const messageSchema = new Schema<MessageDoc>(
       type: [{ _id: false, id: String, name: String, contentType: String, size: Number, url: String, width: Number, height: Number }],
       default: undefined,
     },
+    visitorCount: { type: Number },
   },
   { collection: 'livechat_messages' },
 );
@@ -73,11 +80,27 @@ export function messageText(message: Pick<ChatMessage, 'body' | 'attachments'>):
   return [message.body, ...(message.attachments ?? []).map((file) => `${file.name}: ${file.url}`)].filter(Boolean).join('\n');
 }
 
-/** A message with the team member who wrote it (AGENT messages; null for visitors and unknown authors). */
-export type AuthoredMessage = ChatMessage & { authorUserId: string | null };
+/**
+ * A message as stored: with the team member who wrote it (AGENT messages; null for visitors and unknown
+ * authors) and its `visitorCount` (null when stored before it was kept). Neither goes on the wire.
+ */
+export type AuthoredMessage = ChatMessage & { authorUserId: string | null; visitorCount: number | null };
 
 function toAuthoredMessage(doc: MessageDoc): AuthoredMessage {
-  return { ...toMessage(doc), authorUserId: doc.authorUserId?.toHexString() ?? null };
+  return { ...toMessage(doc), authorUserId: doc.authorUserId?.toHexString() ?? null, visitorCount: doc.visitorCount ?? null };
+}
+
+/** The message as the wire carries it. */
+export function withoutStoredFields({ authorUserId: _author, visitorCount: _count, ...message }: AuthoredMessage): ChatMessage {
+  return message;
+}
+
+/** Where a conversation's newest message stands: the next append's seq and createdAt follow it. */
+export interface NewestMessage {
+  seq: number;
+  createdAtMs: number;
+  /** Its `visitorCount` (0 for an empty conversation). */
+  visitorCount: number;
 }
 
 const oid = (id: string) => new Types.ObjectId(id);
@@ -91,6 +114,7 @@ export interface NewMessage {
   body: string;
   authorUserId: string | null;
   createdAt: Date;
+  visitorCount: number;
 }
 
 export function messageStore(db: Connection) {
@@ -99,14 +123,20 @@ export function messageStore(db: Connection) {
   const ofConversation = (workspaceId: string, conversationId: string, filter: Record<string, unknown> = {}) =>
     scope.filter(workspaceId, { conversationId: oid(conversationId), ...filter });
   return {
-    /** The newest message's seq and createdAt (ms), or zeros for an empty conversation. */
-    async newest(workspaceId: string, conversationId: string): Promise<{ seq: number; createdAtMs: number }> {
+    /**
+     * The newest message's seq, createdAt (ms) and visitorCount, or zeros for an empty conversation. A
+     * newest message stored before visitorCount was kept has its visitor messages counted (once: the next
+     * message is stored with its count).
+     */
+    async newest(workspaceId: string, conversationId: string): Promise<NewestMessage> {
       const doc = await model
         .findOne(ofConversation(workspaceId, conversationId))
         .sort({ seq: -1 })
-        .select({ seq: 1, createdAt: 1 })
-        .lean<Pick<MessageDoc, 'seq' | 'createdAt'>>();
-      return doc ? { seq: doc.seq, createdAtMs: doc.createdAt.getTime() } : { seq: 0, createdAtMs: 0 };
+        .select({ seq: 1, createdAt: 1, visitorCount: 1 })
+        .lean<Pick<MessageDoc, 'seq' | 'createdAt' | 'visitorCount'>>();
+      if (!doc) return { seq: 0, createdAtMs: 0, visitorCount: 0 };
+      const visitorCount = doc.visitorCount ?? (await model.countDocuments(ofConversation(workspaceId, conversationId, { sender: 'VISITOR', seq: { $lte: doc.seq } })));
+      return { seq: doc.seq, createdAtMs: doc.createdAt.getTime(), visitorCount };
     },
     /**
      * Inserts; a duplicate seq or createdAt (another writer appended first) rejects with code 11000. The one
@@ -126,6 +156,7 @@ export function messageStore(db: Connection) {
         readAt: null,
         unread: true,
         ...(input.attachments?.length ? { attachments: input.attachments } : {}),
+        visitorCount: input.visitorCount,
       };
       await model.collection.insertOne(doc);
       return toMessage(doc);

@@ -3,7 +3,7 @@ import { isDuplicateKeyError } from '../db/mongo.js';
 import { fail, invalid } from '../shared/errors.js';
 import type { ChatAttachment, ChatMessage } from '../realtime/events.js';
 import { conversationStore, type VisitorFills } from './conversations.model.js';
-import { messageStore, type Sender } from './messages.model.js';
+import { messageStore, withoutStoredFields, type NewestMessage, type Sender } from './messages.model.js';
 import type { VisitorMessageBody } from './livechat.schemas.js';
 import { noteNewest, rememberedByToken, rememberedOf, type RememberedConversation } from './conversation-memo.service.js';
 import { publishMessageStored, publishVisitorMessage } from './events.service.js';
@@ -58,12 +58,12 @@ type Draft = { sender: Sender; body: string; authorUserId: string | null; author
  */
 async function appendMessage(deps: Deps, conversation: RememberedConversation, input: Draft, fills: VisitorFills = {}): Promise<ChatMessage> {
   const { workspaceId, id } = conversation;
-  const { message, seq } = await deps.serial.run(id, () => insertNext(deps, conversation, input));
+  const { message, position } = await deps.serial.run(id, () => insertNext(deps, conversation, input));
   await deps.events.publish({ event: 'chat.message', workspaceId, conversationId: id, message, agentName: input.authorName });
   // The push reaches other nodes' sockets through a Redis publish that the client writes on its next
   // setImmediate; yielding first lets it leave now instead of after the summary's query is built and sent.
   await new Promise((resolve) => setImmediate(resolve));
-  const record = () => deps.serial.run(`summary:${id}`, () => conversationStore(deps.db).recordMessage(workspaceId, id, message, seq, fills));
+  const record = () => deps.serial.run(`summary:${id}`, () => conversationStore(deps.db).recordMessage(workspaceId, id, message, position, fills));
   await record().catch((error: unknown) => retrySummary(deps, record, { workspaceId, conversationId: id }, error));
   return message;
 }
@@ -78,22 +78,24 @@ function retrySummary(deps: Deps, record: () => Promise<void>, where: Record<str
   setTimeout(() => void record().catch((next: unknown) => retrySummary(deps, record, where, next, attempt + 1)), SUMMARY_RETRY_MS[attempt]).unref();
 }
 
-async function insertNext(deps: Deps, conversation: RememberedConversation, input: Draft): Promise<{ message: ChatMessage; seq: number }> {
+async function insertNext(deps: Deps, conversation: RememberedConversation, input: Draft): Promise<{ message: ChatMessage; position: NewestMessage }> {
   const messages = messageStore(deps.db);
   const { workspaceId, id } = conversation;
   const deadline = Date.now() + APPEND_PATIENCE_MS;
   // First after the newest message this node knows of, without reading; a stale guess is refused by the
   // unique seq like any lost race, and the newest is read from then on.
-  let newest: { seq: number; createdAtMs: number } | null = conversation.newest;
+  let newest: NewestMessage | null = conversation.newest;
   for (let attempt = 0; ; attempt += 1) {
     const guessed = newest !== null;
     newest ??= await messages.newest(workspaceId, id);
     const seq = newest.seq + 1;
     const createdAt = new Date(Math.max(deps.clock.now().getTime(), newest.createdAtMs + 1));
+    const visitorCount = newest.visitorCount + (input.sender === 'VISITOR' ? 1 : 0);
     try {
-      const message = await messages.insert(workspaceId, id, { ...input, seq, createdAt });
-      noteNewest(deps, conversation, { seq, createdAtMs: createdAt.getTime() });
-      return { message, seq };
+      const message = await messages.insert(workspaceId, id, { ...input, seq, createdAt, visitorCount });
+      const position = { seq, createdAtMs: createdAt.getTime(), visitorCount };
+      noteNewest(deps, conversation, position);
+      return { message, position };
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
       if (Date.now() > deadline) throw fail('conversation_busy', undefined, { retryAfterSeconds: 1 });
@@ -107,8 +109,8 @@ async function readMessages(deps: Deps, conversation: RememberedConversation, af
   const stored = await messageStore(deps.db).after(conversation.workspaceId, conversation.id, after ? new Date(after) : null, MESSAGES_PAGE);
   const last = stored.at(-1);
   if (last) await messageStore(deps.db).markRead(conversation.workspaceId, conversation.id, readSide, new Date(last.createdAt), deps.clock.now());
-  const messages = agentNames ? await withAgentNames(deps, stored) : stored.map(({ authorUserId: _, ...message }) => message);
-  return { status: conversation.status, messages };
+  const messages = agentNames ? await withAgentNames(deps, stored) : stored.map(withoutStoredFields);
+  return { reply: { status: conversation.status, messages }, stored };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -170,7 +172,7 @@ export async function postVisitorMessage(deps: Deps, token: string, input: Visit
  * `include=agentName`, AGENT messages name their author, as their live push does.
  */
 export async function visitorMessages(deps: Deps, token: string, after: string | undefined, include: readonly string[] = []) {
-  return readMessages(deps, await rememberedByToken(deps, token), after, 'AGENT', include.includes('agentName'));
+  return (await readMessages(deps, await rememberedByToken(deps, token), after, 'AGENT', include.includes('agentName'))).reply;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -180,8 +182,8 @@ export async function visitorMessages(deps: Deps, token: string, after: string |
 /** The team's read: newer messages oldest first; fetching marks the visitor's messages read. */
 export async function agentMessages(deps: Deps, workspaceId: string, conversationId: string, after: string | undefined) {
   const conversation = await rememberedOf(deps, workspaceId, conversationId);
-  const reply = await readMessages(deps, conversation, after, 'VISITOR');
-  await teamReadFetched(deps, conversation, reply.messages);
+  const { reply, stored } = await readMessages(deps, conversation, after, 'VISITOR');
+  await teamReadFetched(deps, conversation, stored);
   return reply;
 }
 

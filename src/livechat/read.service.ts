@@ -4,7 +4,7 @@ import { findUser } from '../auth/auth.service.js';
 import { userTag } from '../cache/caches.js';
 import type { ChatMessage, ReadChanged } from '../realtime/events.js';
 import { conversationStore } from './conversations.model.js';
-import { messageStore, type AuthoredMessage, type Sender } from './messages.model.js';
+import { messageStore, withoutStoredFields, type AuthoredMessage, type Sender } from './messages.model.js';
 import type { Conversation } from './conversations.service.js';
 import { rememberedByToken, rememberedOf } from './conversation-memo.service.js';
 
@@ -22,11 +22,12 @@ const sideOf = (reader: Reader) => (reader === 'VISITOR' ? 'readByVisitor' : 're
 /** The messages a reader reads are the other side's. */
 const readSender = (reader: Reader): Sender => (reader === 'VISITOR' ? 'AGENT' : 'VISITOR');
 
-async function advance(deps: Deps, conversation: ConversationRef, reader: Reader, messageId: string, createdAt: Date): Promise<ReadChanged> {
+async function advance(deps: Deps, conversation: ConversationRef, reader: Reader, upTo: AuthoredMessage): Promise<ReadChanged> {
   const { workspaceId, id } = conversation;
-  const payload: ReadChanged = { conversationId: id, reader, messageId, createdAt: createdAt.toISOString() };
+  const createdAt = new Date(upTo.createdAt);
+  const payload: ReadChanged = { conversationId: id, reader, messageId: upTo.id, createdAt: upTo.createdAt };
   await messageStore(deps.db).markRead(workspaceId, id, readSender(reader), createdAt, deps.clock.now());
-  const moved = await conversationStore(deps.db).advanceRead(workspaceId, id, sideOf(reader), { messageId, createdAt });
+  const moved = await conversationStore(deps.db).advanceRead(workspaceId, id, sideOf(reader), { messageId: upTo.id, createdAt, visitorCount: upTo.visitorCount });
   if (moved) await deps.events.publish({ event: 'chat.read', workspaceId, read: payload });
   return payload;
 }
@@ -34,7 +35,7 @@ async function advance(deps: Deps, conversation: ConversationRef, reader: Reader
 async function markRead(deps: Deps, conversation: ConversationRef, reader: Reader, messageId: string): Promise<ReadChanged> {
   const message = await messageStore(deps.db).byId(conversation.workspaceId, conversation.id, messageId);
   if (!message) throw fail('message_not_found');
-  return advance(deps, conversation, reader, message.id, new Date(message.createdAt));
+  return advance(deps, conversation, reader, message);
 }
 
 /** The visitor has read up to `messageId` (the widget calls it while its panel shows the messages). */
@@ -48,9 +49,9 @@ export async function markTeamRead(deps: Deps, workspaceId: string, conversation
 }
 
 /** The team fetched these messages (the console fetches the conversation it shows): its cursor follows. */
-export async function teamReadFetched(deps: Deps, conversation: ConversationRef, messages: ChatMessage[]): Promise<void> {
+export async function teamReadFetched(deps: Deps, conversation: ConversationRef, messages: AuthoredMessage[]): Promise<void> {
   const newest = messages.findLast((message) => message.sender === 'VISITOR');
-  if (newest) await advance(deps, conversation, 'AGENT', newest.id, new Date(newest.createdAt));
+  if (newest) await advance(deps, conversation, 'AGENT', newest);
 }
 
 /** A member's display name, remembered for a few seconds (a rename ends it on every node). */
@@ -67,8 +68,9 @@ export async function agentDisplayName(deps: Deps, userId: string): Promise<stri
 export async function withAgentNames(deps: Deps, stored: AuthoredMessage[]): Promise<(ChatMessage & { agentName?: string })[]> {
   const authors = [...new Set(stored.flatMap((message) => (message.authorUserId ? [message.authorUserId] : [])))];
   const names = new Map(await Promise.all(authors.map(async (userId) => [userId, await agentDisplayName(deps, userId)] as const)));
-  return stored.map(({ authorUserId, ...message }) => {
-    const agentName = authorUserId ? names.get(authorUserId) : undefined;
+  return stored.map((each) => {
+    const message = withoutStoredFields(each);
+    const agentName = each.authorUserId ? names.get(each.authorUserId) : undefined;
     return agentName ? { ...message, agentName } : message;
   });
 }

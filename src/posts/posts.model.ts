@@ -3,7 +3,8 @@ import { defineModel, isDuplicateKeyError } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
 import { isObjectIdHex } from '../shared/ids.js';
-import { offsetOf, type PageRequest } from '../shared/paging.js';
+import type { PageRequest } from '../shared/paging.js';
+import { bucketOf, sequenceStore } from '../db/newest-first.js';
 import { POINT_READS_MAX, postBodyStore, type PostBody } from './post-bodies.model.js';
 import { postGroupStore } from './post-groups.model.js';
 import { postSlugStore } from './post-slugs.model.js';
@@ -102,6 +103,8 @@ export interface PostDoc extends ContentDoc {
   publishedAt: Date | null;
   lastPublishedHash: string | null;
   version?: number;
+  /** The admin list's bucket (`newest-first.ts`), taken when created; absent on posts stored before 0.9. */
+  listBucket?: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -132,6 +135,7 @@ const postSchema = new Schema<PostDoc>(
     publishedAt: { type: Date, default: null },
     lastPublishedHash: { type: String, default: null },
     version: { type: Number, default: 0 },
+    listBucket: { type: Number },
   },
   { timestamps: true, collection: 'posts' },
 );
@@ -144,8 +148,13 @@ postSchema.index({ workspaceId: 1, type: 1, state: 1, publishedAt: -1, _id: -1 }
 // ...and the same with `?locale=`, plus the categories filter (published categories per locale).
 postSchema.index({ workspaceId: 1, type: 1, locale: 1, state: 1, publishedAt: -1, _id: -1 });
 postSchema.index({ workspaceId: 1, state: 1, locale: 1, 'pub.categoryId': 1 });
+// The admin list, newest created first, a bucket at a time (`list`).
+postSchema.index({ workspaceId: 1, listBucket: -1, _id: -1 });
 // Translations of one post (single-post `translations`, navigation `post.locales`).
 postSchema.index({ workspaceId: 1, translationGroupId: 1 });
+
+/** The sequence a workspace's posts take their admin-list bucket from. */
+const listSequence = (workspaceId: string) => `${workspaceId}:posts`;
 
 /** The `posts` collection; `published-posts.model.ts` reads it too. */
 export const Posts = defineModel('Post', postSchema);
@@ -234,6 +243,7 @@ export type AdminPostFilter = Partial<{ type: string; locale: string; state: Pos
 export function postStore(db: Connection) {
   const model = Posts(db);
   const scope = tenantScope(model);
+  const sequences = sequenceStore(db);
   const bodies = postBodyStore(db);
   const groups = postGroupStore(db);
   const slugs = postSlugStore(db);
@@ -262,6 +272,7 @@ export function postStore(db: Connection) {
         const doc = await model.create({
           _id,
           workspaceId: new Types.ObjectId(workspaceId),
+          listBucket: bucketOf(await sequences.take(listSequence(workspaceId))),
           type: input.type,
           postTypeId: input.postTypeId,
           locale: input.locale,
@@ -284,7 +295,8 @@ export function postStore(db: Connection) {
      * so the caller guarantees unique slugs and valid categories.
      */
     async importPublished(workspaceId: string, posts: ImportedPost[]): Promise<void> {
-      const rows = posts.map((post) => ({ ...post, _id: new Types.ObjectId() }));
+      const last = await sequences.take(listSequence(workspaceId), posts.length);
+      const rows = posts.map((post, index) => ({ ...post, _id: new Types.ObjectId(), listBucket: bucketOf(last - posts.length + 1 + index) }));
       for (const side of ['draft', 'published'] as const) {
         await bodies.insertMany(workspaceId, side, rows.map((row) => ({ postId: row._id.toHexString(), body: bodyOf(row.content) })));
       }
@@ -305,6 +317,7 @@ export function postStore(db: Connection) {
           pub: fromContent(row.content),
           publishedAt: row.publishedAt,
           lastPublishedHash: row.hash,
+          listBucket: row.listBucket,
         })),
       );
     },
@@ -344,11 +357,12 @@ export function postStore(db: Connection) {
       if (filter.translationGroupId) query.translationGroupId = filter.translationGroupId;
       if (filter.ids) query._id = { $in: filter.ids.filter(isObjectIdHex).map((id) => new Types.ObjectId(id)) };
       if (filter.qPattern) query.$or = [{ title: { $regex: filter.qPattern, $options: 'i' } }, { slug: { $regex: filter.qPattern, $options: 'i' } }];
+      const newest = { field: 'listBucket', sequence: listSequence(workspaceId), sort: { _id: -1 } } as const;
       if (summary) {
-        const docs = await model.find(scope.filter(workspaceId, query)).sort({ _id: -1 }).skip(offsetOf(request)).limit(request.limit + 1).lean<PostDoc[]>();
-        return { items: docs.map((doc) => withoutBodies(toHead(doc))), total: offsetOf(request) + docs.length };
+        const { docs, total } = await scope.newestPage(workspaceId, query, newest, { ...request, withTotal: false });
+        return { items: docs.map((doc) => withoutBodies(toHead(doc))), total };
       }
-      const { docs, total } = await scope.page(workspaceId, query, { _id: -1 }, request);
+      const { docs, total } = await scope.newestPage(workspaceId, query, newest, request);
       return { items: await withBodies(workspaceId, docs.map(toHead)), total };
     },
     /** Runs `work` as the only writer of the post (`document-locks.ts`): every change of a post is one. */

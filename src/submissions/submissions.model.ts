@@ -3,6 +3,7 @@ import { escapeRegex } from '../shared/text.js';
 import { defineModel } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
+import { bucketOf, sequenceStore } from '../db/newest-first.js';
 import type { PageRequest } from '../shared/paging.js';
 import { wholeTextAnyCase } from '../shared/person-keys.js';
 
@@ -39,6 +40,8 @@ interface SubmissionDoc {
   // Free-form visitor JSON: kept as its text so any key (dots, `$`) survives verbatim.
   metadataJson: string | null;
   createdAt: Date;
+  /** The inbox's bucket (`newest-first.ts`), taken when received; absent on submissions stored before 0.9. */
+  listBucket?: number;
   handledAt?: Date | null;
   handledByUserId?: string | null;
   handledByName?: string | null;
@@ -55,14 +58,15 @@ const submissionSchema = new Schema<SubmissionDoc>(
     source: { type: String, default: null },
     metadataJson: { type: String, default: null },
     createdAt: { type: Date, required: true },
+    listBucket: { type: Number },
     handledAt: { type: Date, default: null },
     handledByUserId: { type: String, default: null },
     handledByName: { type: String, default: null },
   },
   { collection: 'submissions' },
 );
-// The admin inbox: newest first, paginated, per workspace.
-submissionSchema.index({ workspaceId: 1, createdAt: -1, _id: -1 });
+// The admin inbox: newest first, paginated, per workspace, a bucket at a time (`list`).
+submissionSchema.index({ workspaceId: 1, listBucket: -1, createdAt: -1, _id: -1 });
 // Person timeline (`ofEmail`) by e-mail in any case: a case-insensitive match cannot seek, but MongoDB reads only
 // this workspace's keys and fetches the matches (FerretDB scans either way: one query per collection keeps it cheap).
 submissionSchema.index({ workspaceId: 1, email: 1 });
@@ -114,9 +118,13 @@ export interface NewSubmission {
   createdAt: Date;
 }
 
+/** The sequence a workspace's submissions take their inbox bucket from. */
+const listSequence = (workspaceId: string) => `${workspaceId}:submissions`;
+
 export function submissionStore(db: Connection) {
   const model = Submissions(db);
   const scope = tenantScope(model);
+  const sequences = sequenceStore(db);
   return {
     async create(workspaceId: string, input: NewSubmission): Promise<Submission> {
       const doc = await model.create({
@@ -129,11 +137,13 @@ export function submissionStore(db: Connection) {
         source: input.source ?? null,
         metadataJson: storeJson(input.metadata),
         createdAt: input.createdAt,
+        listBucket: bucketOf(await sequences.take(listSequence(workspaceId))),
       });
       return toSubmission(doc.toObject());
     },
     async list(workspaceId: string, filter: SubmissionFilter, request: PageRequest): Promise<{ items: Submission[]; total: number }> {
-      const { docs, total } = await scope.page(workspaceId, inboxFilter(filter), { createdAt: -1, _id: -1 }, request);
+      const newest = { field: 'listBucket', sequence: listSequence(workspaceId), sort: { createdAt: -1, _id: -1 } } as const;
+      const { docs, total } = await scope.newestPage(workspaceId, inboxFilter(filter), newest, request);
       return { items: docs.map(toSubmission), total };
     },
     async byId(workspaceId: string, id: string): Promise<Submission | null> {

@@ -42,8 +42,11 @@ test.each(LISTS)('%s?total=false counts nothing and still says exactly whether t
   const first = await watchingCommands(node, seen, () => list(path, '?limit=2&total=false'));
   expect(first.status).toBe(200);
   expect(first.body.items).toHaveLength(2);
-  // One read of the list (of one more than the page), no count.
-  expect(commands.filter((command) => command.endsWith(` ${collection}`))).toEqual([`find ${collection}`]);
+  // Reads of the list only (of one more than the page; chats and submissions a bucket at a time, see
+  // src/db/newest-first.ts, here the newest and the one below, read together), no count.
+  const reads = commands.filter((command) => command.endsWith(` ${collection}`));
+  expect(new Set(reads)).toEqual(new Set([`find ${collection}`]));
+  expect(reads.length).toBeLessThanOrEqual(2);
   expect(first.body.pageInfo).toEqual({ page: 1, limit: 2, total: 3, totalPages: 2, hasNext: true, hasPrev: false });
 
   // The last page: exactly full, nothing after it.

@@ -57,3 +57,43 @@ test('messages stored before the flag: unread ones count again after the upgrade
   const later = await startNode();
   await expect(later.deps.db.collection('livechat_messages').countDocuments({ unread: { $exists: true } })).resolves.toBe(0);
 });
+
+test('unread counts of conversations stored before visitor counts were kept: counted among the messages until the next message and read heal them', async () => {
+  const first = await startNode();
+  const { workspace } = await newWorkspace(first.deps);
+  await activateChatService(first.deps, workspace);
+  const chat = await startChatService(first.deps, workspace, {});
+  await postVisitorMessage(first.deps, chat.conversationToken, { body: 'One' });
+  await agentMessages(first.deps, workspace.id, chat.conversationId, undefined);
+  await postVisitorMessage(first.deps, chat.conversationToken, { body: 'Two' });
+  await postVisitorMessage(first.deps, chat.conversationToken, { body: 'Three' });
+
+  // As an earlier version stored them: no counts on the messages, the summary or the team's read cursor.
+  await first.deps.db.collection('livechat_messages').updateMany({}, { $unset: { visitorCount: '' } });
+  await first.deps.db.collection('livechat_conversations').updateMany({}, { $unset: { lastVisitorCount: '', 'readByTeam.visitorCount': '' } });
+  await first.close();
+  open.pop();
+
+  const later = await startNode();
+  const unread = async () => (await getConversation(later.deps, workspace.id, chat.conversationId)).unreadCount;
+  expect(await unread()).toBe(2);
+  // The next message is stored with a count of the visitor messages before it (counted once).
+  await postVisitorMessage(later.deps, chat.conversationToken, { body: 'Four' });
+  expect(await unread()).toBe(3);
+  const [four] = await later.deps.db.collection('livechat_messages').find({ body: 'Four' }).toArray();
+  expect(four.visitorCount).toBe(4);
+  // The team's read moves its cursor onto a counted message: the count comes off the conversation again.
+  await agentMessages(later.deps, workspace.id, chat.conversationId, undefined);
+  expect(await unread()).toBe(0);
+  await postVisitorMessage(later.deps, chat.conversationToken, { body: 'Five' });
+  const reads: string[] = [];
+  const client = later.deps.db.getClient();
+  const seen = (event: { commandName: string; command: Record<string, unknown> }) => reads.push(`${event.commandName} ${String(event.command[event.commandName])}`);
+  client.on('commandStarted', seen);
+  try {
+    expect(await unread()).toBe(1);
+  } finally {
+    client.off('commandStarted', seen);
+  }
+  expect(reads.filter((read) => read.includes('livechat_messages'))).toEqual([]);
+});
