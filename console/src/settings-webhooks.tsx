@@ -256,6 +256,11 @@ function DeliveryLog({ endpointId }: { endpointId: string }) {
           </li>
         ))}
       </ol>
+      {settings.olderDeliveries.value[endpointId] && (
+        <button type="button" id={`older-${endpointId}`} onClick={() => run(() => settings.loadOlderDeliveries(endpointId))}>
+          {s.olderDeliveries}
+        </button>
+      )}
     </section>
   );
 }

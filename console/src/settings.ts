@@ -94,8 +94,14 @@ export const chat = signal<{ settings: ChatSettings; publishableKey: string | nu
 export const appointments = signal<AppointmentSettings | null>(null);
 export const rules = signal<BookingRules | null>(null);
 export const endpoints = signal<Endpoint[]>([]);
-/** Each shown endpoint's newest deliveries. */
+/** Each shown endpoint's newest deliveries (the first page, and the older pages asked for). */
 export const deliveries = signal<Record<string, Delivery[]>>({});
+/** Per endpoint: where its older deliveries start, or null when the log shows them all. */
+export const olderDeliveries = signal<Record<string, string | null>>({});
+
+const DELIVERY_PAGE = 20;
+/** The server's page cap: a refresh reads what is shown again, up to it. */
+const DELIVERY_PAGE_MAX = 100;
 
 // ---- the workspace
 
@@ -232,9 +238,23 @@ export async function deleteEndpoint(id: string): Promise<void> {
   endpoints.value = endpoints.value.filter((e) => e.id !== id);
 }
 
+/** The newest deliveries again, as many as are shown (at least a page): a refresh keeps older pages open. */
 export async function loadDeliveries(id: string): Promise<void> {
-  const page = await call<{ items: Delivery[] }>('GET', `${endpointPath(id)}/deliveries?limit=20`);
+  const limit = Math.min(DELIVERY_PAGE_MAX, Math.max(DELIVERY_PAGE, deliveries.value[id]?.length ?? 0));
+  const page = await call<{ items: Delivery[]; nextBefore: string | null }>('GET', `${endpointPath(id)}/deliveries?limit=${limit}`);
   deliveries.value = { ...deliveries.value, [id]: page.items };
+  olderDeliveries.value = { ...olderDeliveries.value, [id]: page.nextBefore };
+}
+
+/** The next page of older deliveries, after those shown. */
+export async function loadOlderDeliveries(id: string): Promise<void> {
+  const before = olderDeliveries.value[id];
+  if (!before) return;
+  const page = await call<{ items: Delivery[]; nextBefore: string | null }>('GET', `${endpointPath(id)}/deliveries?limit=${DELIVERY_PAGE}&before=${encodeURIComponent(before)}`);
+  const shown = deliveries.value[id] ?? [];
+  const known = new Set(shown.map((delivery) => delivery.id));
+  deliveries.value = { ...deliveries.value, [id]: [...shown, ...page.items.filter((delivery) => !known.has(delivery.id))] };
+  olderDeliveries.value = { ...olderDeliveries.value, [id]: page.nextBefore };
 }
 
 export async function redeliver(endpointId: string, deliveryId: string): Promise<void> {

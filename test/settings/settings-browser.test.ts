@@ -231,6 +231,24 @@ test('a failing webhook endpoint: its secret shown once, its deliveries with the
   await page.locator(`#endpoint-${endpoint.id}`, { hasText: 'Events: post.published' }).waitFor({ timeout: 10_000 });
   expect((await admin(`/webhook-endpoints/${endpoint.id}`)).body.events).toEqual(['post.published']);
 
+  // A long log pages: the newest 20 first, then the older ones on request, by keyboard; a refresh keeps them open.
+  for (let i = 0; i < 20; i += 1) expect((await admin(`/webhook-endpoints/${endpoint.id}/test`, { method: 'POST', body: {} })).status).toBe(202);
+  const all = (await admin(`/webhook-endpoints/${endpoint.id}/deliveries?limit=100`)).body.items as { id: string }[];
+  expect(all).toHaveLength(22);
+  await page.locator(`#deliveries-${endpoint.id}`).click();
+  const shown = () => log.locator('ol.deliveries > li').evaluateAll((items) => items.map((item) => item.id.replace('delivery-', '')));
+  await eventually(async () => (await shown())[0] === all[0].id);
+  expect(await shown()).toEqual(all.slice(0, 20).map((delivery) => delivery.id));
+  await page.locator(`#older-${endpoint.id}`).focus();
+  await page.keyboard.press('Enter');
+  await eventually(async () => (await shown()).length === 22);
+  expect(await shown()).toEqual(all.map((delivery) => delivery.id));
+  await expect(page.locator(`#older-${endpoint.id}`).count()).resolves.toBe(0);
+  const refreshed = page.waitForResponse((response) => response.url().includes(`/webhook-endpoints/${endpoint.id}/deliveries?limit=22`));
+  await page.locator(`#refresh-${endpoint.id}`).click();
+  await refreshed;
+  await expect(shown()).resolves.toEqual(all.map((delivery) => delivery.id));
+
   // Rotating the secret asks first, then shows the new one once.
   await page.locator(`#rotate-${endpoint.id}`).click();
   await page.locator(`#rotate-${endpoint.id}-yes`).click();
