@@ -32,11 +32,13 @@ export function NavigationEditor({ id }: { id: string }) {
   const [failed, setFailed] = useState('');
   useEffect(() => {
     editor.load().then(
-      () => heading.current?.focus(),
+      () => {
+        heading.current?.focus();
+        void navs.loadPostChoices(linkedPosts(editor.tree.value));
+      },
       (err: unknown) => setFailed(err instanceof Error ? err.message : String(err)),
     );
     if (posts.locales.value.length === 0) void posts.loadChoices();
-    void navs.loadPostChoices();
   }, [editor]);
   const tree = editor.tree.value;
   useEffect(() => {
@@ -283,14 +285,59 @@ function ItemFields({ node, editor, issues }: { node: navs.TreeNode; editor: Edi
   );
 }
 
+/** The posts the tree's items link. */
+function linkedPosts(tree: navs.TreeNode[]): string[] {
+  return tree.flatMap((node) => [...(node.type === 'POST' && node.postId ? [node.postId] : []), ...linkedPosts(node.children)]);
+}
+
+/** A choice of post: the newest ones, or those a search by title or slug finds among all of them. */
 function PostSelect(props: { id: string; value: string; attributes?: ReturnType<typeof invalid>; onChange: (value: string) => void }) {
+  const [query, setQuery] = useState('');
+  const [found, setFound] = useState<string[] | null>(null);
+  const [problem, setProblem] = useState('');
+  const search = () => {
+    const q = query.trim();
+    if (!q) return setFound(null);
+    navs.findPostChoices(q).then(
+      (ids) => {
+        setFound(ids);
+        setProblem('');
+      },
+      (err: unknown) => setProblem(err instanceof Error ? err.message : String(err)),
+    );
+  };
+  const shown = found ? navs.postChoices.value.filter((post) => found.includes(post.id) || post.id === props.value) : navs.postChoices.value;
   return (
-    <select id={props.id} value={props.value} {...props.attributes} onChange={(e) => props.onChange(e.currentTarget.value)}>
-      <option value="">{t.navChoosePost}</option>
-      {navs.postChoices.value.map((post) => (
-        <option key={post.id} value={post.id}>{`${post.title} (${post.locale})`}</option>
-      ))}
-    </select>
+    <span class="post-select">
+      <span class="post-search">
+        <input
+          type="search"
+          id={`${props.id}-search`}
+          aria-label={t.navFindPost}
+          placeholder={t.navFindPost}
+          value={query}
+          onInput={(e) => setQuery(e.currentTarget.value)}
+          onKeyDown={(e) => {
+            // Enter searches; it must not submit the form around it.
+            if (e.key !== 'Enter') return;
+            e.preventDefault();
+            search();
+          }}
+        />
+        <button type="button" id={`${props.id}-find`} onClick={search}>
+          {t.navFind}
+        </button>
+      </span>
+      <select id={props.id} value={props.value} {...props.attributes} onChange={(e) => props.onChange(e.currentTarget.value)}>
+        <option value="">{t.navChoosePost}</option>
+        {shown.map((post) => (
+          <option key={post.id} value={post.id}>{`${post.title} (${post.locale})`}</option>
+        ))}
+      </select>
+      <span role="status" class="muted">
+        {problem || (found ? t.navPostsFound(found.length) : '')}
+      </span>
+    </span>
   );
 }
 

@@ -60,15 +60,42 @@ export async function renameNavigation(navigation: Navigation, fields: { key: st
 
 export const deleteNavigation = (id: string) => call('DELETE', navigationPath(id));
 
-/** Posts an item can link to: the newest 100 (drafts too: the public navigation shows the item once one is published). */
-export const postChoices = signal<{ id: string; title: string; locale: string }[]>([]);
+export interface PostChoice {
+  id: string;
+  title: string;
+  locale: string;
+}
 
-export async function loadPostChoices(): Promise<void> {
+/**
+ * Posts an item can link to (drafts too: the public navigation shows the item once one is published): the
+ * newest 100, those a search found, and those the open navigation links.
+ */
+export const postChoices = signal<PostChoice[]>([]);
+
+function rememberChoices(found: PostChoice[]): void {
+  const byId = new Map(postChoices.value.map((post) => [post.id, post]));
+  for (const { id, title, locale } of found) byId.set(id, { id, title, locale });
+  postChoices.value = [...byId.values()];
+}
+
+/** The newest posts, and the `linked` ones that are not among them (each read by its id). */
+export async function loadPostChoices(linked: string[] = []): Promise<void> {
   try {
-    postChoices.value = (await call<{ items: { id: string; title: string; locale: string }[] }>('GET', `${ws()}/posts?view=summary&limit=100`)).items;
+    rememberChoices((await call<{ items: PostChoice[] }>('GET', `${ws()}/posts?view=summary&limit=100`)).items);
+    const missing = [...new Set(linked)].filter((id) => id && !postChoices.value.some((post) => post.id === id));
+    // A post deleted since the item was saved stays unnamed: the save then says so beside the item.
+    const found = await Promise.all(missing.map((id) => call<PostChoice>('GET', `${ws()}/posts/${encodeURIComponent(id)}`).catch(() => null)));
+    rememberChoices(found.filter((post): post is PostChoice => post !== null));
   } catch (err) {
     error.value = err instanceof Error ? err.message : String(err);
   }
+}
+
+/** Posts whose title or slug contains `q` (any case), newest first, at most 20: kept as choices; their ids. */
+export async function findPostChoices(q: string): Promise<string[]> {
+  const found = (await call<{ items: PostChoice[] }>('GET', `${ws()}/posts?view=summary&limit=20&q=${encodeURIComponent(q)}`)).items;
+  rememberChoices(found);
+  return found.map((post) => post.id);
 }
 
 /* ---- one navigation open in the editor ---- */

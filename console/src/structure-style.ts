@@ -12,6 +12,8 @@ button.primary{background:#1f4fd1;color:#fff}
 .locale-row{display:flex;flex-wrap:wrap;gap:4px 12px;align-items:flex-end}
 .check{display:inline-flex;gap:6px;align-items:center;min-height:36px}
 .navigation-editor .stack{max-width:560px}
+.post-select{display:flex;flex-direction:column;gap:4px}
+.post-search{display:flex;gap:6px}.post-search input{flex:1;min-width:0}
 @media (max-width:900px){.structure{grid-template-columns:1fr}}
 @media (max-width:700px){.check{min-height:44px}}
 `;

@@ -210,6 +210,42 @@ test('an editor reorders and nests navigation items with the keyboard only, labe
   await context.close();
 }, 120_000);
 
+test('a menu item links any post, not only the newest 100: found by a search from the keyboard, and named again after a reload', async () => {
+  const oldest = await admin('/posts', { body: { locale: 'en', slug: 'founding-story', title: 'Our founding story' } });
+  expect(oldest.status).toBe(201);
+  expect((await admin(`/posts/${oldest.body.id}/publish`, { body: {} })).status).toBe(200);
+  for (let i = 0; i < 100; i += 1) expect((await admin('/posts', { body: { locale: 'en', slug: `newer-${i}`, title: `Newer ${i}` } })).status).toBe(201);
+  await admin('/navigations', { body: { key: 'footer-links', name: 'Footer links' } });
+  const { context, page, errors } = await openApp(editor);
+  await press(page, '#navigation-footer-links');
+  await page.locator('#nav-add').waitFor({ timeout: 10_000 });
+  await page.locator('#nav-add-type').selectOption('POST');
+  await eventually(async () => (await page.locator('#nav-add-post option', { hasText: 'Newer 0 (en)' }).count()) === 1);
+  await expect(page.locator('#nav-add-post option', { hasText: 'Our founding story' }).count()).resolves.toBe(0);
+
+  // Enter in the search finds it (and does not add the item); the list then holds what was found.
+  await page.locator('#nav-add-post-search').fill('FOUNDING');
+  await page.locator('#nav-add-post-search').press('Enter');
+  await page.locator('#nav-add [role=status]', { hasText: '1 post found.' }).waitFor({ timeout: 10_000 });
+  await expect(page.locator('#nav-tree li').count()).resolves.toBe(0);
+  await page.locator('#nav-add-post').selectOption(oldest.body.id);
+  await press(page, '#nav-add-submit');
+  await page.locator('#nav-save').waitFor({ timeout: 10_000 });
+  await press(page, '#nav-save');
+  const served = await eventually(async () => {
+    const answer = await request(node.url, '/external/navigations/footer-links', { apiKey: ws.apiKey });
+    return answer.status === 200 && answer.body.items.length === 1 ? (answer.body.items as PublicItem[]) : undefined;
+  }, 10_000);
+  expect(menuIn(served, 'en')).toEqual(['Our founding story']);
+
+  // After a reload the item still names its post, though it is not among the newest 100.
+  await page.reload();
+  await page.locator('#nav-tree li', { hasText: 'Our founding story' }).waitFor({ timeout: 10_000 });
+  expect(await axeViolations(page)).toEqual([]);
+  expect(errors).toEqual([]);
+  await context.close();
+}, 90_000);
+
 test('a navigation is created (its key refused beside the field first), renamed and deleted from the keyboard', async () => {
   const { context, page, errors } = await openApp(editor);
   await page.locator('#new-navigation').waitFor();
