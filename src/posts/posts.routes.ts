@@ -34,7 +34,7 @@ import { cancelSchedule, listSchedule, publishOrSchedule, toScheduleEntry, type 
 import { listChanges } from './post-changes.service.js';
 import { renderMarkdown } from './markdown.js';
 import { mintPreviewToken, previewPost, revokePreviewToken } from './preview.service.js';
-import { listPublicCategories, listPublicPosts, publicPostAnswer } from './public-posts.service.js';
+import { listPublicCategories, publicPostAnswer, publicPostsAnswer } from './public-posts.service.js';
 
 const external = ['External: content'];
 const adminTags = ['Content'];
@@ -76,7 +76,10 @@ export const publicPostRoutes: RouteDef[] = [
     auth: 'workspaceKey',
     query: listPostsQuery,
     responses: { 200: { description: 'A page of posts.', schema: postListSchema }, 304: NOT_MODIFIED, 400: 'Invalid query parameter.', 401: KEY_401 },
-    handle: async ({ deps, req, workspace, query }) => ({ ...conditionalGet(req, await listPublicPosts(deps, workspace, query)), dependsOn: ['posts'] }),
+    handle: async ({ deps, req, workspace, query }) => {
+      const { list, dependsOn } = await publicPostsAnswer(deps, workspace, query);
+      return { ...conditionalGet(req, list), dependsOn };
+    },
   }),
   // Not under `/external/posts/`, where it would shadow a post slugged `changes`.
   route({
