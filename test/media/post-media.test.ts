@@ -257,6 +257,25 @@ describe('deleting media a post uses', () => {
     expect((await deleteMedia(ws, pending.id)).status).toBe(204);
   });
 
+  test('a publish and a delete of its image at once: either the file stays and shows, or it is gone and the publish is refused', async () => {
+    const admin = contentAdmin(node.url, ws);
+    for (let round = 0; round < 4; round += 1) {
+      const image = await uploaded(ws);
+      const post = await admin.createPost({ slug: `race-${round}`, title: `Race ${round}`, imageMediaId: image.id });
+      const [published, deleted] = await Promise.all([
+        request(node.url, `/admin/workspaces/${ws.id}/posts/${post.id}/publish`, { method: 'POST', token: ws.token, body: {} }),
+        deleteMedia(ws, image.id),
+      ]);
+      if (deleted.status === 204) {
+        expect(published.status).toBe(400);
+        expect((await external(ws, `/posts/race-${round}`)).status).toBe(404);
+      } else {
+        expect([deleted.status, published.status]).toEqual([409, 200]);
+        expect((await external(ws, `/posts/race-${round}`)).body.image.id).toBe(image.id);
+      }
+    }
+  });
+
   test('unused: deletes; unknown: 404', async () => {
     const image = await uploaded(ws);
     expect((await deleteMedia(ws, image.id)).status).toBe(204);
