@@ -439,6 +439,20 @@ const en = {
   postConfirmDelete: (title: string) => `Delete “${title}” for good? It leaves the site at once; this cannot be undone.`,
   postYesDelete: 'Yes, delete it',
   postKeep: 'Keep it',
+  postImage: 'Image',
+  postImageNone: 'No image from the media library.',
+  postImageMissing: 'The chosen image is no longer in the media library.',
+  postImageChoose: 'Choose an image',
+  postImageRemove: 'Remove image',
+  postImagePicker: 'Choose the post image from the media library',
+  postImageUse: (name: string) => `Use ${name}`,
+  postImageUpload: 'Or upload a new image',
+  postImageChosen: (name: string) => `${name} is the post image.`,
+  postImageRemoved: 'Image removed.',
+  mediaSearch: 'Search the media library by file name',
+  mediaResultsLabel: 'Images in the media library',
+  mediaResults: (count: number) => (count === 0 ? 'No images found.' : count === 1 ? '1 image found.' : `${count} images found.`),
+  mediaUploading: (name: string) => `Uploading ${name}…`,
 };
 
 export type Strings = typeof en;
@@ -881,6 +895,20 @@ const de: Strings = {
   postConfirmDelete: (title) => `„${title}“ endgültig löschen? Er verschwindet sofort von der Website; das lässt sich nicht rückgängig machen.`,
   postYesDelete: 'Ja, löschen',
   postKeep: 'Behalten',
+  postImage: 'Bild',
+  postImageNone: 'Kein Bild aus der Mediathek.',
+  postImageMissing: 'Das gewählte Bild ist nicht mehr in der Mediathek.',
+  postImageChoose: 'Bild wählen',
+  postImageRemove: 'Bild entfernen',
+  postImagePicker: 'Beitragsbild aus der Mediathek wählen',
+  postImageUse: (name) => `${name} verwenden`,
+  postImageUpload: 'Oder ein neues Bild hochladen',
+  postImageChosen: (name) => `${name} ist das Beitragsbild.`,
+  postImageRemoved: 'Bild entfernt.',
+  mediaSearch: 'Mediathek nach Dateiname durchsuchen',
+  mediaResultsLabel: 'Bilder in der Mediathek',
+  mediaResults: (count) => (count === 0 ? 'Keine Bilder gefunden.' : count === 1 ? '1 Bild gefunden.' : `${count} Bilder gefunden.`),
+  mediaUploading: (name) => `${name} wird hochgeladen…`,
 };
 
 const TABLES: Record<string, Strings> = { en, de };

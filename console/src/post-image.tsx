@@ -1,0 +1,165 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { attempt, uploadFile, type FieldIssue } from './api.js';
+import { call, token, ws } from './store.js';
+import { t } from './strings.js';
+import * as posts from './posts.js';
+import type { Draft } from './post-draft.js';
+import { FormProblem } from './widgets.js';
+
+/** A media library file as the admin API answers it (`Media` in the OpenAPI document). */
+interface Media {
+  id: string;
+  name: string;
+  contentType: string;
+  width: number | null;
+  height: number | null;
+  alt: Record<string, string>;
+  url: string;
+}
+
+const isImage = (media: Media) => media.width !== null;
+/**
+ * A small variant for thumbnails (160 px wide, never enlarged), from this origin: the console is served by the
+ * server it edits, whatever its `PUBLIC_URL` says.
+ */
+const thumb = (media: Media) => {
+  const url = new URL(media.url, location.href);
+  url.searchParams.set('w', '160');
+  return `${url.pathname}${url.search}`;
+};
+const altOf = (media: Media, locale: string) => media.alt[locale] ?? '';
+
+/**
+ * The post's image, chosen from the media library: search existing images, or upload one; saved on its own as
+ * `imageMediaId` (after what is typed in the text). Every control is a labelled native control; results are
+ * buttons named by the file (thumbnails are decorative), and what happened is said in a status region.
+ */
+export function PostImage({ draft, post }: { draft: Draft; post: posts.AdminPost }) {
+  const [current, setCurrent] = useState<Media | null>(null);
+  const [open, setOpen] = useState(false);
+  const [query, setQuery] = useState('');
+  const [found, setFound] = useState<Media[] | null>(null);
+  const [status, setStatus] = useState('');
+  const [problem, setProblem] = useState('');
+  const [issues, setIssues] = useState<FieldIssue[]>([]);
+  const searchRef = useRef<HTMLInputElement>(null);
+  const chooseRef = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    setCurrent(null);
+    if (post.imageMediaId) void call<Media>('GET', `${ws()}/media/${post.imageMediaId}`).then(setCurrent, () => undefined);
+  }, [post.imageMediaId]);
+  useEffect(() => {
+    if (open) searchRef.current?.focus();
+  }, [open]);
+
+  const search = async (event?: Event) => {
+    event?.preventDefault();
+    const q = query.trim();
+    const outcome = await attempt(() => call<{ items: Media[] }>('GET', `${ws()}/media?limit=50${q ? `&q=${encodeURIComponent(q)}` : ''}`));
+    if (!outcome.ok) return setProblem(outcome.message);
+    const images = outcome.value.items.filter(isImage);
+    setFound(images);
+    setStatus(t.mediaResults(images.length));
+  };
+
+  /** Saves `imageMediaId` on the draft (the text first: the save names the version it was made on). */
+  const use = async (media: Media | null) => {
+    setProblem('');
+    setStatus('');
+    await draft.save();
+    const base = draft.base.value;
+    if (!base || draft.dirty() || draft.conflict.value) return setProblem(t.unsaved);
+    const outcome = await attempt(() => posts.setPostImage(post.id, base.version, media?.id ?? null));
+    if (!outcome.ok) {
+      setIssues(outcome.issues);
+      if (outcome.issues.length === 0) setProblem(outcome.message === 'offline' ? t.keptLocally : outcome.message);
+      return;
+    }
+    setIssues([]);
+    draft.adopt(outcome.value);
+    setCurrent(media);
+    setOpen(false);
+    setStatus(media ? t.postImageChosen(media.name) : t.postImageRemoved);
+    chooseRef.current?.focus();
+  };
+
+  const uploadAndUse = async (input: HTMLInputElement) => {
+    const file = input.files?.[0];
+    if (!file) return;
+    setProblem('');
+    setStatus(t.mediaUploading(file.name));
+    const outcome = await attempt(() => uploadFile<Media>(token.value, `${ws()}/media`, file));
+    input.value = '';
+    if (!outcome.ok) {
+      setStatus('');
+      return setProblem(outcome.message);
+    }
+    await use(outcome.value);
+  };
+
+  const imageProblem = issues.find((issue) => issue.path === 'imageMediaId')?.message;
+  return (
+    <section aria-labelledby="post-image-title">
+      <h3 id="post-image-title">{t.postImage}</h3>
+      {current ? (
+        <figure id="post-image-current" class="post-image">
+          <img src={thumb(current)} alt={altOf(current, post.locale) || current.name} width={160} />
+          <figcaption>{current.name}</figcaption>
+        </figure>
+      ) : (
+        <p class="muted" id="post-image-none">
+          {post.imageMediaId ? t.postImageMissing : t.postImageNone}
+        </p>
+      )}
+      <p class="actions">
+        <button type="button" id="post-image-choose" ref={chooseRef} aria-expanded={open ? 'true' : 'false'} aria-controls="post-image-picker" onClick={() => {
+          setOpen(!open);
+          if (!open && found === null) void search();
+        }}>
+          {t.postImageChoose}
+        </button>
+        {post.imageMediaId && (
+          <button type="button" id="post-image-remove" onClick={() => void use(null)}>
+            {t.postImageRemove}
+          </button>
+        )}
+      </p>
+      {open && (
+        <div id="post-image-picker" class="stack" role="group" aria-label={t.postImagePicker}>
+          <form class="stack" role="search" onSubmit={(e) => void search(e)}>
+            <label for="post-image-search">{t.mediaSearch}</label>
+            <input id="post-image-search" type="search" ref={searchRef} value={query} onInput={(e) => setQuery(e.currentTarget.value)} onKeyDown={(e) => {
+              if (e.key === 'Escape') {
+                setOpen(false);
+                chooseRef.current?.focus();
+              }
+            }} />
+            <button type="submit">{t.search}</button>
+          </form>
+          {found && found.length > 0 && (
+            <ul id="post-image-results" class="plain media-grid" aria-label={t.mediaResultsLabel}>
+              {found.map((media) => (
+                <li key={media.id}>
+                  <button type="button" class="media-choice" data-media-id={media.id} aria-pressed={media.id === post.imageMediaId ? 'true' : 'false'} onClick={() => void use(media)}>
+                    <img src={thumb(media)} alt="" width={80} loading="lazy" />
+                    <span>{t.postImageUse(media.name)}</span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+          <p class="field">
+            <label for="post-image-upload">{t.postImageUpload}</label>
+            <input id="post-image-upload" type="file" accept="image/jpeg,image/png,image/webp,image/avif,image/gif" onChange={(e) => void uploadAndUse(e.currentTarget)} />
+          </p>
+        </div>
+      )}
+      {imageProblem && <FormProblem id="post-image-problem" message={imageProblem} />}
+      <p id="post-image-status" role="status" class="muted">
+        {status}
+      </p>
+      {problem && <FormProblem id="post-image-form-problem" message={problem} />}
+    </section>
+  );
+}
