@@ -46,12 +46,20 @@ export function PostImage({ draft, post }: { draft: Draft; post: posts.AdminPost
   const chooseRef = useRef<HTMLButtonElement>(null);
 
   useEffect(() => {
+    const id = post.imageMediaId;
+    if (current?.id === id) return;
     setCurrent(null);
-    if (post.imageMediaId) void call<Media>('GET', `${ws()}/media/${post.imageMediaId}`).then(setCurrent, () => undefined);
+    if (id) void call<Media>('GET', `${ws()}/media/${id}`).then(setCurrent, () => undefined);
   }, [post.imageMediaId]);
+  /** Where focus goes once the next render is drawn: the search field on opening, the opening button on closing. */
+  const focusNext = useRef<'search' | 'choose' | null>(null);
   useEffect(() => {
-    if (open) searchRef.current?.focus();
-  }, [open]);
+    const target = focusNext.current === 'search' ? searchRef.current : focusNext.current === 'choose' && !open ? chooseRef.current : null;
+    if (target) {
+      focusNext.current = null;
+      target.focus();
+    }
+  });
 
   const search = async (event?: Event) => {
     event?.preventDefault();
@@ -79,9 +87,9 @@ export function PostImage({ draft, post }: { draft: Draft; post: posts.AdminPost
     setIssues([]);
     draft.adopt(outcome.value);
     setCurrent(media);
+    focusNext.current = 'choose';
     setOpen(false);
     setStatus(media ? t.postImageChosen(media.name) : t.postImageRemoved);
-    chooseRef.current?.focus();
   };
 
   const uploadAndUse = async (input: HTMLInputElement) => {
@@ -102,18 +110,22 @@ export function PostImage({ draft, post }: { draft: Draft; post: posts.AdminPost
   return (
     <section aria-labelledby="post-image-title">
       <h3 id="post-image-title">{t.postImage}</h3>
-      {current ? (
-        <figure id="post-image-current" class="post-image">
-          <img src={thumb(current)} alt={altOf(current, post.locale) || current.name} width={160} />
-          <figcaption>{current.name}</figcaption>
-        </figure>
-      ) : (
-        <p class="muted" id="post-image-none">
-          {post.imageMediaId ? t.postImageMissing : t.postImageNone}
-        </p>
-      )}
+      {/* One stable box: the controls after it are never re-created (focus stays on them) when its content changes. */}
+      <div class="post-image-box">
+        {current ? (
+          <figure id="post-image-current" class="post-image">
+            <img src={thumb(current)} alt={altOf(current, post.locale) || current.name} width={160} />
+            <figcaption>{current.name}</figcaption>
+          </figure>
+        ) : (
+          <p class="muted" id="post-image-none">
+            {post.imageMediaId ? t.postImageMissing : t.postImageNone}
+          </p>
+        )}
+      </div>
       <p class="actions">
         <button type="button" id="post-image-choose" ref={chooseRef} aria-expanded={open ? 'true' : 'false'} aria-controls="post-image-picker" onClick={() => {
+          if (!open) focusNext.current = 'search';
           setOpen(!open);
           if (!open && found === null) void search();
         }}>
@@ -131,8 +143,8 @@ export function PostImage({ draft, post }: { draft: Draft; post: posts.AdminPost
             <label for="post-image-search">{t.mediaSearch}</label>
             <input id="post-image-search" type="search" ref={searchRef} value={query} onInput={(e) => setQuery(e.currentTarget.value)} onKeyDown={(e) => {
               if (e.key === 'Escape') {
+                focusNext.current = 'choose';
                 setOpen(false);
-                chooseRef.current?.focus();
               }
             }} />
             <button type="submit">{t.search}</button>
