@@ -4,6 +4,7 @@ import type { Workspace } from '../workspaces/workspaces.service.js';
 import { deleteMedia, isImage, mediaByIds, mediaUrl, type MediaItem } from '../media/media.service.js';
 import { VARIANT_SIZES } from '../media/media.schemas.js';
 import { publishedPostStore } from './published-posts.model.js';
+import { renderMarkdown } from './markdown.js';
 import type { PostContent, PostFields } from './post-content.model.js';
 
 /*
@@ -146,4 +147,14 @@ export async function deleteMediaUnlessPublished(deps: Deps, workspace: Workspac
       issues: users.map((post) => ({ path: `posts.${post.id}`, message: `${post.as.join(' and ')} of the published post "${post.title}" (${post.locale})` })),
     });
   });
+}
+
+/**
+ * The live preview of markdown (admin): rendered and sanitized as a save would, with its `media:<id>` images
+ * resolved as `/external` will show them (alt texts of `locale`), so the editor sees the pictures.
+ */
+export async function renderPreview(deps: Deps, workspace: Workspace, markdown: string, locale = workspace.defaultLocale): Promise<string> {
+  const html = renderMarkdown(markdown);
+  const media = await mediaByIds(deps, workspace.id, bodyMediaIdsOf(null, html));
+  return resolveBody(deps, workspace, media, locale, { contentHtml: html, contentMarkdown: null }).contentHtml ?? '';
 }

@@ -32,7 +32,7 @@ import {
 import { createPost, deletePost, editDraft, getPost, listPostsAdmin, toAdminPost } from './posts.service.js';
 import { cancelSchedule, listSchedule, publishOrSchedule, toScheduleEntry, type PublicationOutcome } from './schedule.service.js';
 import { listChanges } from './post-changes.service.js';
-import { renderMarkdown } from './markdown.js';
+import { renderPreview } from './post-media.service.js';
 import { mintPreviewToken, previewPost, revokePreviewToken } from './preview.service.js';
 import { listPublicCategories, publicPostAnswer, publicPostsAnswer } from './public-posts.service.js';
 
@@ -169,14 +169,14 @@ export const postRoutes: RouteDef[] = [
     method: 'post',
     path: '/admin/workspaces/:wid/posts/preview-render',
     summary: 'Render markdown as a post would be (live preview)',
-    description: `The HTML a draft with this \`contentMarkdown\` would get: the same renderer (GitHub-flavoured \`marked\`) and sanitizer (\`sanitize-html\`) as a save. Nothing is stored. At most 500,000 characters, as a post's markdown. ${EDITORS_ONLY}`,
+    description: `The HTML a draft with this \`contentMarkdown\` would get: the same renderer (GitHub-flavoured \`marked\`) and sanitizer (\`sanitize-html\`) as a save. Images \`![alt](media:<id>)\` of this workspace's library are shown as \`/external\` will show them (the file's URL, \`srcset\`, size, the alt text of \`locale\`, default the workspace's default locale); a saved draft keeps the \`media:<id>\` reference. Nothing is stored. At most 500,000 characters, as a post's markdown. ${EDITORS_ONLY}`,
     tags: adminTags,
     auth: 'member',
     role: 'editor',
     params: widParams,
     body: previewRenderBody,
     responses: { 200: { description: 'The sanitized HTML.', schema: previewRenderSchema }, 400: 'Invalid body.' },
-    handle: async ({ body }) => ({ body: { contentHtml: renderMarkdown(body.contentMarkdown) } }),
+    handle: async ({ deps, workspace, body }) => ({ body: { contentHtml: await renderPreview(deps, workspace, body.contentMarkdown, body.locale) } }),
   }),
   route({
     method: 'post',

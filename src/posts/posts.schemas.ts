@@ -317,6 +317,9 @@ export const adminPostListItemSchema = adminPostSchema
 
 export const adminPostListSchema = z.object({ items: z.array(adminPostListItemSchema), pageInfo: pageInfoSchema });
 
-export const previewRenderBody = z.object({ contentMarkdown: inputText().max(500_000) });
+export const previewRenderBody = z.object({
+  contentMarkdown: inputText().max(500_000),
+  locale: localeSchema.optional().describe('Whose alt texts media images get; default the workspace default locale.'),
+});
 
 export const previewRenderSchema = z.object({ contentHtml: z.string().describe('The markdown rendered and sanitized exactly as a saved draft would be.') }).meta({ id: 'PreviewRender' });

@@ -195,6 +195,15 @@ describe('/external answers', () => {
     hero = moved.body;
   });
 
+  test('the live preview (preview-render) shows media images as /external will, the saved draft keeps the reference', async () => {
+    const res = await request(node.url, `/admin/workspaces/${ws.id}/posts/preview-render`, { token: ws.token, body: { contentMarkdown: `![](media:${inBody.id})`, locale: 'en' } });
+    expect(res.status).toBe(200);
+    expect(res.body.contentHtml).toContain(`src="${inBody.url.replace(/&/g, '&amp;')}"`);
+    const { alt } = (await request(node.url, `/admin/workspaces/${ws.id}/media/${inBody.id}`, { token: ws.token })).body;
+    expect(res.body.contentHtml).toContain(`alt="${alt.en}"`);
+    expect((await request(node.url, `/admin/workspaces/${ws.id}/posts/${postId}`, { token: ws.token })).body.contentHtml).toContain(`src="media:${inBody.id}"`);
+  });
+
   test('a draft edit of the image changes nothing public until publish, and counts as an unpublished change', async () => {
     const other = await uploaded(ws, 200, 200, 'other.png');
     const patched = await patchPost(ws, postId, { imageMediaId: other.id });
