@@ -92,6 +92,14 @@ export function PostImage({ draft, post }: { draft: Draft; post: posts.AdminPost
     setStatus(media ? t.postImageChosen(media.name) : t.postImageRemoved);
   };
 
+  /** Adds the image at the end of the text as `![alt](media:<id>)` (saved with the text, like typing). */
+  const insert = (media: Media) => {
+    const text = draft.fields.value.contentMarkdown;
+    const line = `![${altOf(media, post.locale).replace(/[[\]]/g, '')}](media:${media.id})`;
+    draft.type('contentMarkdown', text ? `${text.replace(/\s*$/, '')}\n\n${line}\n` : `${line}\n`);
+    setStatus(t.mediaInserted(media.name));
+  };
+
   const uploadAndUse = async (input: HTMLInputElement) => {
     const file = input.files?.[0];
     if (!file) return;
@@ -139,6 +147,7 @@ export function PostImage({ draft, post }: { draft: Draft; post: posts.AdminPost
       </p>
       {open && (
         <div id="post-image-picker" class="stack" role="group" aria-label={t.postImagePicker}>
+          <p class="muted">{t.mediaPickerHelp}</p>
           <form class="stack" role="search" onSubmit={(e) => void search(e)}>
             <label for="post-image-search">{t.mediaSearch}</label>
             <input id="post-image-search" type="search" ref={searchRef} value={query} onInput={(e) => setQuery(e.currentTarget.value)} onKeyDown={(e) => {
@@ -156,6 +165,9 @@ export function PostImage({ draft, post }: { draft: Draft; post: posts.AdminPost
                   <button type="button" class="media-choice" data-media-id={media.id} aria-pressed={media.id === post.imageMediaId ? 'true' : 'false'} onClick={() => void use(media)}>
                     <img src={thumb(media)} alt="" width={80} loading="lazy" />
                     <span>{t.postImageUse(media.name)}</span>
+                  </button>
+                  <button type="button" class="media-insert" data-media-id={media.id} onClick={() => insert(media)}>
+                    {t.mediaInsert(media.name)}
                   </button>
                 </li>
               ))}

@@ -19,6 +19,7 @@ a.button{display:inline-block;padding:6px 12px;border:1px solid #1f4fd1;border-r
 .media-grid{flex-direction:row;flex-wrap:wrap}
 .media-choice{display:flex;flex-direction:column;align-items:center;gap:4px;max-width:120px;overflow-wrap:anywhere}
 .media-choice img{width:80px;height:auto}
+.media-grid li{display:flex;flex-direction:column;gap:4px;max-width:140px}
 .media-choice[aria-pressed=true]{outline:3px solid #1f4fd1;outline-offset:2px}
 .conflict{border:2px solid #9b1c1c;border-radius:8px;padding:8px;margin:8px 0}
 .conflict .sides{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:8px;margin-bottom:8px}

@@ -444,7 +444,7 @@ const en = {
   postImageMissing: 'The chosen image is no longer in the media library.',
   postImageChoose: 'Choose an image',
   postImageRemove: 'Remove image',
-  postImagePicker: 'Choose the post image from the media library',
+  postImagePicker: 'The media library',
   postImageUse: (name: string) => `Use ${name}`,
   postImageUpload: 'Or upload a new image',
   postImageChosen: (name: string) => `${name} is the post image.`,
@@ -453,6 +453,9 @@ const en = {
   mediaResultsLabel: 'Images in the media library',
   mediaResults: (count: number) => (count === 0 ? 'No images found.' : count === 1 ? '1 image found.' : `${count} images found.`),
   mediaUploading: (name: string) => `Uploading ${name}…`,
+  mediaInsert: (name: string) => `Insert ${name} into the text`,
+  mediaInserted: (name: string) => `${name} added at the end of the text.`,
+  mediaPickerHelp: 'Use an image as the post image, or insert it into the text (it is written there as media:<id>).',
 };
 
 export type Strings = typeof en;
@@ -900,7 +903,7 @@ const de: Strings = {
   postImageMissing: 'Das gewählte Bild ist nicht mehr in der Mediathek.',
   postImageChoose: 'Bild wählen',
   postImageRemove: 'Bild entfernen',
-  postImagePicker: 'Beitragsbild aus der Mediathek wählen',
+  postImagePicker: 'Die Mediathek',
   postImageUse: (name) => `${name} verwenden`,
   postImageUpload: 'Oder ein neues Bild hochladen',
   postImageChosen: (name) => `${name} ist das Beitragsbild.`,
@@ -909,6 +912,9 @@ const de: Strings = {
   mediaResultsLabel: 'Bilder in der Mediathek',
   mediaResults: (count) => (count === 0 ? 'Keine Bilder gefunden.' : count === 1 ? '1 Bild gefunden.' : `${count} Bilder gefunden.`),
   mediaUploading: (name) => `${name} wird hochgeladen…`,
+  mediaInsert: (name) => `${name} in den Text einfügen`,
+  mediaInserted: (name) => `${name} am Ende des Textes eingefügt.`,
+  mediaPickerHelp: 'Ein Bild als Beitragsbild verwenden oder in den Text einfügen (dort steht es als media:<id>).',
 };
 
 const TABLES: Record<string, Strings> = { en, de };

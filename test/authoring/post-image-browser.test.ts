@@ -76,8 +76,19 @@ test('choose, upload and remove the post image by keyboard', async () => {
   // Focus comes back to the button that opened the picker.
   await eventually(() => page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } } }).document.activeElement.id === 'post-image-choose'));
 
-  // Upload a new one through the labelled file field: it becomes the image.
+  // Insert another library image into the text: written as media:<id>, previewed as the file, saved with the text.
   await page.keyboard.press('Enter');
+  await page.locator('#post-image-search').fill('');
+  await page.keyboard.press('Enter');
+  await page.locator('#post-image-status', { hasText: '2 images found.' }).waitFor();
+  await page.getByRole('button', { name: 'Insert croissant.png into the text' }).focus();
+  await page.keyboard.press('Enter');
+  await expect(page.locator('#post-contentMarkdown').inputValue()).resolves.toMatch(/^!\[\]\(media:[0-9a-f]{24}\)\n$/);
+  await page.locator('#preview img[src*="/media/"][src*="croissant.png"]').waitFor({ timeout: 10_000 });
+  await eventually(async () => (await admin(`/posts/${post.id}`)).body.bodyMediaIds.length === 1, 10_000);
+
+  // Upload a new one through the labelled file field: it becomes the image.
+  await page.locator('#post-image-search').focus();
   await page.getByLabel('Or upload a new image').setInputFiles({ name: 'baguette.png', mimeType: 'image/png', buffer: await png(320, 200) });
   await page.locator('#post-image-status', { hasText: 'baguette.png is the post image.' }).waitFor();
   const uploaded = await eventually(async () => {
