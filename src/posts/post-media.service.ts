@@ -19,8 +19,8 @@ import type { PostContent, PostFields } from './post-content.model.js';
  */
 
 const ID = '([0-9a-fA-F]{24})';
-/** `](media:<id>` of a markdown image or link target, `<id>` captured. */
-const MARKDOWN_REF = new RegExp(`\\]\\(\\s*<?media:${ID}`, 'g');
+/** `![alt](media:<id>` of a markdown image, `<id>` captured (a link to `media:` is no reference: the sanitizer drops it). */
+const MARKDOWN_REF = new RegExp(`!\\[[^\\]\\n]*\\]\\(\\s*<?media:${ID}`, 'g');
 /** An `<img>` whose `src` is `media:<id>` (sanitize-html writes attributes with double quotes). */
 const HTML_IMG = /<img\b[^>]*>/gi;
 const HTML_SRC = new RegExp(`\\ssrc="media:${ID}"`, 'i');
