@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createWorkspace, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
+import { createWorkspace, eventually, request, startTestNode, uniqueDbName, type WorkspaceFixture } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { contentAdmin, expectIssue } from '../content/content-helpers.js';
 import { fetchBytes, onNode, pdfOfSize, png, upload } from './media-files.js';
@@ -289,5 +289,33 @@ describe('deleting media a post uses', () => {
     const image = await uploaded(ws);
     expect((await deleteMedia(ws, image.id)).status).toBe(204);
     expect((await deleteMedia(ws, image.id)).status).toBe(404);
+  });
+});
+
+describe('two nodes on one Redis', () => {
+  let a: HearthNode;
+  let b: HearthNode;
+  beforeAll(async () => {
+    const dbName = uniqueDbName('media2');
+    const env = { DATA_DIR: dataDir, PUBLIC_URL };
+    a = await startTestNode({ redis: true, dbName, env });
+    b = await startTestNode({ redis: true, dbName, env });
+  });
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  test("an alt text change on one node drops the other node's cached post answer", async () => {
+    const ws = await createWorkspace(a.url);
+    const res = await upload(a.url, ws.id, ws.token, await png(200, 100), 'two.png');
+    await request(a.url, `/admin/workspaces/${ws.id}/media/${res.body.id}`, { method: 'PATCH', token: ws.token, body: { alt: { en: 'Before' } } });
+    await contentAdmin(a.url, ws).published({ slug: 'two-nodes', title: 'Two nodes', imageMediaId: res.body.id });
+    const onB = () => request(b.url, '/external/posts/two-nodes', { apiKey: ws.apiKey });
+    expect((await onB()).body.image.alt).toBe('Before');
+    const hits = b.deps.cache.content.stats().hits;
+    expect((await onB()).body.image.alt).toBe('Before');
+    expect(b.deps.cache.content.stats().hits).toBeGreaterThan(hits);
+    await request(a.url, `/admin/workspaces/${ws.id}/media/${res.body.id}`, { method: 'PATCH', token: ws.token, body: { alt: { en: 'After' } } });
+    await eventually(async () => (await onB()).body.image.alt === 'After');
   });
 });
