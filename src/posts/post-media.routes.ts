@@ -17,7 +17,8 @@ export const postMediaRoutes: RouteDef[] = [
       'its body (`media:<id>`): the message names those posts and `issues` has one entry per post (`path` `posts.<postId>`, ' +
       '`message` how and where it is used). Unpublish those posts or change their image and body (and publish) first. A use by a ' +
       'draft (a never-published, unpublished or scheduled post, or the unpublished draft of a published one) does not keep the ' +
-      'file: publishing that draft later answers 400 (`imageMediaId` or the body field: no such media item) until it is changed. ' +
+      'file: publishing that draft later answers 400 (`imageMediaId` or the body field: no such media item) until it is changed (a ' +
+      'scheduled publish of it is logged and dropped). ' +
       'Editors, owners and operators only (agents: 403).',
     tags: ['Media'],
     auth: 'member',
