@@ -42,6 +42,7 @@ export function PostImage({ draft, post }: { draft: Draft; post: posts.AdminPost
   const [status, setStatus] = useState('');
   const [problem, setProblem] = useState('');
   const [issues, setIssues] = useState<FieldIssue[]>([]);
+  const [newAlt, setNewAlt] = useState('');
   const searchRef = useRef<HTMLInputElement>(null);
   const chooseRef = useRef<HTMLButtonElement>(null);
 
@@ -105,12 +106,18 @@ export function PostImage({ draft, post }: { draft: Draft; post: posts.AdminPost
     if (!file) return;
     setProblem('');
     setStatus(t.mediaUploading(file.name));
-    const outcome = await attempt(() => uploadFile<Media>(token.value, `${ws()}/media`, file));
+    const outcome = await attempt(async () => {
+      const media = await uploadFile<Media>(token.value, `${ws()}/media`, file);
+      // The alt text typed is the new file's text in the post's language (the library keeps one per locale).
+      const alt = newAlt.trim();
+      return alt ? call<Media>('PATCH', `${ws()}/media/${media.id}`, { alt: { [post.locale]: alt } }) : media;
+    });
     input.value = '';
     if (!outcome.ok) {
       setStatus('');
       return setProblem(outcome.message);
     }
+    setNewAlt('');
     await use(outcome.value);
   };
 
@@ -123,7 +130,10 @@ export function PostImage({ draft, post }: { draft: Draft; post: posts.AdminPost
         {current ? (
           <figure id="post-image-current" class="post-image">
             <img src={thumb(current)} alt={altOf(current, post.locale) || current.name} width={160} />
-            <figcaption>{current.name}</figcaption>
+            <figcaption>
+              {current.name}
+              {!altOf(current, post.locale) && <span class="muted"> · {t.mediaNoAlt(post.locale)}</span>}
+            </figcaption>
           </figure>
         ) : (
           <p class="muted" id="post-image-none">
@@ -173,6 +183,13 @@ export function PostImage({ draft, post }: { draft: Draft; post: posts.AdminPost
               ))}
             </ul>
           )}
+          <p class="field">
+            <label for="post-image-alt">{t.mediaAltForUpload(post.locale)}</label>
+            <input id="post-image-alt" type="text" value={newAlt} maxLength={1000} aria-describedby="post-image-alt-help" onInput={(e) => setNewAlt(e.currentTarget.value)} />
+            <span id="post-image-alt-help" class="muted">
+              {t.mediaAltHelp}
+            </span>
+          </p>
           <p class="field">
             <label for="post-image-upload">{t.postImageUpload}</label>
             <input id="post-image-upload" type="file" accept="image/jpeg,image/png,image/webp,image/avif,image/gif" onChange={(e) => void uploadAndUse(e.currentTarget)} />

@@ -454,6 +454,9 @@ const en = {
   mediaResults: (count: number) => (count === 0 ? 'No images found.' : count === 1 ? '1 image found.' : `${count} images found.`),
   mediaUploading: (name: string) => `Uploading ${name}…`,
   mediaInsert: (name: string) => `Insert ${name} into the text`,
+  mediaNoAlt: (locale: string) => `no alt text in ${locale}`,
+  mediaAltForUpload: (locale: string) => `Alt text of the new image (${locale})`,
+  mediaAltHelp: 'What the image shows, for people who cannot see it. Give it before choosing the file.',
   mediaInserted: (name: string) => `${name} added at the end of the text.`,
   mediaPickerHelp: 'Use an image as the post image, or insert it into the text (it is written there as media:<id>).',
 };
@@ -913,6 +916,9 @@ const de: Strings = {
   mediaResults: (count) => (count === 0 ? 'Keine Bilder gefunden.' : count === 1 ? '1 Bild gefunden.' : `${count} Bilder gefunden.`),
   mediaUploading: (name) => `${name} wird hochgeladen…`,
   mediaInsert: (name) => `${name} in den Text einfügen`,
+  mediaNoAlt: (locale) => `kein Alternativtext in ${locale}`,
+  mediaAltForUpload: (locale) => `Alternativtext des neuen Bildes (${locale})`,
+  mediaAltHelp: 'Was das Bild zeigt, für Menschen, die es nicht sehen können. Vor der Dateiauswahl angeben.',
   mediaInserted: (name) => `${name} am Ende des Textes eingefügt.`,
   mediaPickerHelp: 'Ein Bild als Beitragsbild verwenden oder in den Text einfügen (dort steht es als media:<id>).',
 };

@@ -89,13 +89,15 @@ test('choose, upload and remove the post image by keyboard', async () => {
 
   // Upload a new one through the labelled file field: it becomes the image.
   await page.locator('#post-image-search').focus();
+  await page.getByLabel('Alt text of the new image (en)').fill('A long baguette');
   await page.getByLabel('Or upload a new image').setInputFiles({ name: 'baguette.png', mimeType: 'image/png', buffer: await png(320, 200) });
   await page.locator('#post-image-status', { hasText: 'baguette.png is the post image.' }).waitFor();
   const uploaded = await eventually(async () => {
     const current = (await admin(`/posts/${post.id}`)).body.imageMediaId;
     return current && current !== rye.body.id ? current : undefined;
   });
-  expect((await admin(`/media/${uploaded}`)).body.name).toBe('baguette.png');
+  expect((await admin(`/media/${uploaded}`)).body).toMatchObject({ name: 'baguette.png', alt: { en: 'A long baguette' } });
+  await page.locator('#post-image-current img[alt="A long baguette"]').waitFor();
 
   // Remove it.
   await page.locator('#post-image-remove').focus();
