@@ -177,6 +177,8 @@ async function seed(url: string, ws: WorkspaceFixture, engine: { uri: string; db
           contentMarkdown: markdown(i),
           contentHtml: renderMarkdown(markdown(i)),
           jsonLd: null,
+          imageMediaId: null,
+          bodyMediaIds: [],
         };
         return { type: 'blog', postTypeId: blog.id, locale: i % 2 ? 'de' : 'en', translationGroupId: new Types.ObjectId().toHexString(), content, publishedAt: new Date(Date.now() - n * 60_000), hash: contentHash(content) };
       });

@@ -82,7 +82,8 @@ export function openDraft(postId: string) {
     clearTimeout(renderTimer);
     renderTimer = setTimeout(() => {
       const markdown = fields.value.contentMarkdown;
-      call<{ contentHtml: string }>('POST', `${ws()}/posts/preview-render`, { contentMarkdown: markdown })
+      // With the post's locale: its media images show the alt texts visitors of that locale will get.
+      call<{ contentHtml: string }>('POST', `${ws()}/posts/preview-render`, { contentMarkdown: markdown, locale: base.value?.locale })
         .then((res) => {
           if (!closed && fields.value.contentMarkdown === markdown) html.value = res.contentHtml;
         })

@@ -7,6 +7,7 @@ import * as posts from './posts.js';
 import type { Draft } from './post-draft.js';
 import { FormProblem, when } from './widgets.js';
 import { Classification, DeletePost } from './post-extras.js';
+import { PostImage } from './post-image.js';
 
 /** Beside the text: publication (now, later, undo), the preview link and the translations. */
 export function PostSidebar({ draft, post }: { draft: Draft; post: posts.AdminPost }) {
@@ -15,6 +16,7 @@ export function PostSidebar({ draft, post }: { draft: Draft; post: posts.AdminPo
       <Publication draft={draft} post={post} />
       <PreviewLink post={post} />
       <Translations draft={draft} post={post} />
+      <PostImage draft={draft} post={post} />
       <Classification draft={draft} post={post} />
       <DeletePost draft={draft} post={post} />
     </div>

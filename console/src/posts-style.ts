@@ -15,6 +15,12 @@ a.button{display:inline-block;padding:6px 12px;border:1px solid #1f4fd1;border-r
 .actions{display:flex;flex-wrap:wrap;gap:6px}
 .plain{list-style:none;margin:8px 0;padding:0;display:flex;flex-direction:column;gap:6px}
 .add-translation{margin:4px 6px 0 0}
+.post-image{margin:0}.post-image img{max-width:160px;height:auto;border-radius:4px;display:block}
+.media-grid{flex-direction:row;flex-wrap:wrap}
+.media-choice{display:flex;flex-direction:column;align-items:center;gap:4px;max-width:120px;overflow-wrap:anywhere}
+.media-choice img{width:80px;height:auto}
+.media-grid li{display:flex;flex-direction:column;gap:4px;max-width:140px}
+.media-choice[aria-pressed=true]{outline:3px solid #1f4fd1;outline-offset:2px}
 .conflict{border:2px solid #9b1c1c;border-radius:8px;padding:8px;margin:8px 0}
 .conflict .sides{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:8px;margin-bottom:8px}
 .conflict .sides h4{grid-column:1/-1;margin:4px 0}

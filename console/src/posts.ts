@@ -27,6 +27,8 @@ export interface AdminPost {
   metaDescription: string;
   tags: string[];
   categoryId: string | null;
+  /** The post's image from the media library; null when none. */
+  imageMediaId: string | null;
   contentMarkdown: string | null;
   contentHtml: string | null;
   publishedAt: string | null;
@@ -167,3 +169,5 @@ export const deletePost = (id: string) => call('DELETE', postPath(id));
 
 /** Sets the draft's category and tags over `version` (`If-Match`): published with the next publish. */
 export const classifyPost = (id: string, version: number, fields: { categoryId: string | null; tags: string[] }) => versionedCall<AdminPost>('PATCH', postPath(id), fields, version);
+
+export const setPostImage = (id: string, version: number, imageMediaId: string | null) => versionedCall<AdminPost>('PATCH', postPath(id), { imageMediaId }, version);

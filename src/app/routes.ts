@@ -21,6 +21,7 @@ import { endpointsRoutes } from '../webhooks/endpoints.routes.js';
 import { webhookEventDocs } from '../webhooks/payloads.schemas.js';
 import { emailRoutes } from '../email/email.routes.js';
 import { mediaRoutes } from '../media/media.routes.js';
+import { postMediaRoutes } from '../posts/post-media.routes.js';
 
 /** Every HTTP route of the service; Express and the OpenAPI document are both built from this list. */
 export const allRoutes: RouteDef[] = [
@@ -39,6 +40,7 @@ export const allRoutes: RouteDef[] = [
   ...postRoutes,
   ...navigationRoutes,
   ...mediaRoutes,
+  ...postMediaRoutes,
   ...submissionRoutes,
   ...appointmentsRoutes,
   ...manageRoutes,

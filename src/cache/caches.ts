@@ -97,9 +97,12 @@ export class Caches {
     return this.bus.publish([availabilityTag(workspaceId)]);
   }
 
-  /** A media file was changed or deleted: what nodes remember of it for delivery is looked up again. */
-  invalidateMedia(mediaId: string): Promise<void> {
-    return this.bus.publish([mediaTag(mediaId)]);
+  /**
+   * A media file was changed or deleted: what nodes remember of it for delivery is looked up again, and the
+   * content answers that show it (they declare `media:<id>` in `dependsOn`) go.
+   */
+  invalidateMedia(workspaceId: string, mediaId: string): Promise<void> {
+    return this.bus.publish([mediaTag(mediaId), contentTag(workspaceId, `media:${mediaId}`)]);
   }
 
   close(): Promise<void> {

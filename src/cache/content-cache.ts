@@ -30,7 +30,8 @@ export const workspaceTag = (workspaceId: string) => `workspace:${workspaceId}`;
  * categories and navigations (whose changes drop every answer of the workspace):
  * - `posts`: any published post (lists, feeds, the changes feed, navigations that name posts);
  * - `group:<translationGroupId>`: one post in all its locales (a post's page shows its translations);
- * - `slug:<slug>`: whichever post holds this slug (a publish may give it to another post).
+ * - `slug:<slug>`: whichever post holds this slug (a publish may give it to another post);
+ * - `media:<mediaId>`: a media item the answer shows (its URL, size, alt texts).
  * An answer that declares nothing depends on every post.
  */
 export const contentTag = (workspaceId: string, dependency: string, staleAllowed = false) => `${staleAllowed ? 'content~' : 'content'}:${workspaceId}:${dependency}`;

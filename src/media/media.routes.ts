@@ -2,7 +2,7 @@ import { pipeline } from 'node:stream/promises';
 import { route, type RouteDef } from '../http/route.js';
 import { ifNoneMatchNames } from '../http/conditional-get.js';
 import { deliverMedia } from './delivery.service.js';
-import { deleteMedia, getMedia, listMedia, toAdminMedia, updateMedia, uploadMedia } from './media.service.js';
+import { getMedia, listMedia, toAdminMedia, updateMedia, uploadMedia } from './media.service.js';
 import { deliveryParams, deliveryQuery, mediaListQuery, mediaPageSchema, mediaParams, mediaSchema, mediaWidParams, patchMediaBody, VARIANT_SIZES } from './media.schemas.js';
 
 const tags = ['Media'];
@@ -63,7 +63,7 @@ export const mediaRoutes: RouteDef[] = [
     method: 'patch',
     path: '/admin/workspaces/:wid/media/:mid',
     summary: 'Rename a file, set its alt texts or focal point',
-    description: `\`alt\` replaces the whole map of texts; its keys must be locales of the workspace. A new focal point changes the file's \`url\` (its version). ${EDITORS_ONLY}`,
+    description: `\`alt\` replaces the whole map of texts; its keys must be locales of the workspace. A new focal point changes the file's \`url\` (its version). Cached \`/external\` post answers that show the file (its URL, alt text or size) are dropped at once. ${EDITORS_ONLY}`,
     tags,
     auth: 'member',
     role: 'editor',
@@ -71,21 +71,6 @@ export const mediaRoutes: RouteDef[] = [
     body: patchMediaBody,
     responses: { 200: { description: 'Updated.', schema: mediaSchema }, 400: 'Invalid body.', 404: 'No such file in this workspace.' },
     handle: async ({ deps, workspace, params, body }) => ({ body: toAdminMedia(deps, workspace, await updateMedia(deps, workspace, params.mid, body)) }),
-  }),
-  route({
-    method: 'delete',
-    path: '/admin/workspaces/:wid/media/:mid',
-    summary: 'Delete a file',
-    description: `The file and every variant of it leave the store; its URLs answer 404 from then on. ${EDITORS_ONLY}`,
-    tags,
-    auth: 'member',
-    role: 'editor',
-    params: mediaParams,
-    responses: { 204: 'Deleted.', 404: 'No such file in this workspace.' },
-    handle: async ({ deps, workspace, params }) => {
-      await deleteMedia(deps, workspace, params.mid);
-      return { status: 204 };
-    },
   }),
   route({
     method: 'get',

@@ -39,7 +39,7 @@ export function toAdminMedia(deps: Deps, workspace: Workspace, media: MediaItem)
     height: media.height,
     alt: media.alt,
     focalPoint: media.focalPoint,
-    url: `${publicBase(deps.config)}${mediaPath(workspace, media)}`,
+    url: mediaUrl(deps, workspace, media),
     createdAt: media.createdAt.toISOString(),
   };
 }
@@ -123,16 +123,51 @@ export async function updateMedia(deps: Deps, workspace: Workspace, id: string, 
   }
   const updated = await mediaStore(deps.db).update(workspace.id, id, patch);
   if (!updated) throw fail('media_not_found');
-  await deps.cache.invalidateMedia(id);
+  await deps.cache.invalidateMedia(workspace.id, id);
   return updated;
 }
 
-/** Removes the record first (nothing links to a file being removed), then the file and its variants. */
-export async function deleteMedia(deps: Deps, workspace: Workspace, id: string): Promise<void> {
-  const removed = await mediaStore(deps.db).remove(workspace.id, id);
-  if (!removed) throw fail('media_not_found');
-  await deps.cache.invalidateMedia(id);
+/**
+ * Removes the record first (nothing links to a file being removed), then the file and its variants.
+ * `mayDelete` (the posts' in-use rule) runs under the item's lock, so no publish that shows it lands between
+ * its check and the removal (a publish takes the locks of the media it shows, `withMediaLocks`).
+ */
+export async function deleteMedia(deps: Deps, workspace: Workspace, id: string, mayDelete: () => Promise<void> = async () => undefined): Promise<void> {
+  const store = mediaStore(deps.db);
+  await store.exclusive(id, async () => {
+    if (!(await store.byId(workspace.id, id))) throw fail('media_not_found');
+    await mayDelete();
+    const removed = await store.remove(workspace.id, id);
+    if (!removed) throw fail('media_not_found');
+  });
+  await deps.cache.invalidateMedia(workspace.id, id);
   await deps.storage.deleteAll(mediaFolder(workspace.id, id));
+}
+
+/** The workspace's media items among `ids`, by id. */
+export async function mediaByIds(deps: Deps, workspaceId: string, ids: string[]): Promise<Map<string, MediaItem>> {
+  if (ids.length === 0) return new Map();
+  const items = await mediaStore(deps.db).byIds(workspaceId, ids);
+  return new Map(items.map((item) => [item.id, item]));
+}
+
+/** An image the library can resize (a PDF is not one). */
+export const isImage = (media: MediaItem) => media.width !== null && media.height !== null;
+
+/**
+ * Runs `work` holding the locks of these media items (in id order, so two holders never wait on each other):
+ * a publish that shows them, against a concurrent delete. Taken after a post's lock, never before it.
+ */
+export function withMediaLocks<T>(deps: Deps, ids: string[], work: () => Promise<T>): Promise<T> {
+  const store = mediaStore(deps.db);
+  const sorted = [...new Set(ids)].sort();
+  const run = (index: number): Promise<T> => (index >= sorted.length ? work() : store.exclusive(sorted[index], () => run(index + 1)));
+  return run(0);
+}
+
+/** The absolute URL of a file (its original), and of its variant `w` pixels wide. */
+export function mediaUrl(deps: Deps, workspace: Pick<Workspace, 'slug'>, media: MediaItem, width?: number): string {
+  return `${publicBase(deps.config)}${mediaPath(workspace, media)}${width === undefined ? '' : `&w=${width}`}`;
 }
 
 /**

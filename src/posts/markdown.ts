@@ -19,7 +19,8 @@ const SANITIZE: sanitizeHtml.IOptions = {
   },
   allowedClasses: { code: [/^language-[\w-]+$/] },
   allowedSchemes: ['http', 'https', 'mailto', 'tel'],
-  allowedSchemesByTag: { img: ['http', 'https', 'data'] },
+  // `media:<id>`: a media item of the workspace, resolved to its URL when `/external` shows the body (`post-media.service.ts`).
+  allowedSchemesByTag: { img: ['http', 'https', 'data', 'media'] },
   allowProtocolRelative: true,
 };
 

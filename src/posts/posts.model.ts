@@ -1,6 +1,5 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel, isDuplicateKeyError } from '../db/mongo.js';
-import { loadJson, storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
 import { isObjectIdHex } from '../shared/ids.js';
 import type { PageRequest } from '../shared/paging.js';
@@ -9,6 +8,8 @@ import { POINT_READS_MAX, postBodyStore, type PostBody } from './post-bodies.mod
 import { postGroupStore } from './post-groups.model.js';
 import { postSlugStore } from './post-slugs.model.js';
 export type { PostBody } from './post-bodies.model.js';
+import { bodyOf, contentFields, fromContent, fromPatch, toFields, type ContentDoc, type PostContent, type PostFields } from './post-content.model.js';
+export { toFields, type PostContent, type PostFields } from './post-content.model.js';
 
 /*
  * Layout, shaped by the local engine: FerretDB 1.24 (SQLite) pushes nothing down to SQLite except a filter
@@ -29,25 +30,6 @@ export type { PostBody } from './post-bodies.model.js';
  */
 
 export type PostState = 'DRAFT' | 'PUBLISHED' | 'UNPUBLISHED';
-
-/** The fields a publish copies from the draft to the public snapshot (and hashes). */
-export interface PostContent {
-  slug: string;
-  canonicalSlug: string;
-  title: string;
-  metaDescription: string;
-  imageUrl: string;
-  tags: string[];
-  categoryId: string | null;
-  authorName: string;
-  customConfig: Record<string, unknown>;
-  contentMarkdown: string | null;
-  contentHtml: string | null;
-  jsonLd: Record<string, unknown> | null;
-}
-
-/** A content snapshot without its body: what the post document itself carries. */
-export type PostFields = Omit<PostContent, keyof PostBody>;
 
 interface PostBase {
   id: string;
@@ -78,19 +60,6 @@ export interface PostHead extends PostBase {
   published: PostFields | null;
 }
 
-interface ContentDoc {
-  slug: string;
-  canonicalSlug: string;
-  title: string;
-  metaDescription: string;
-  imageUrl: string;
-  tags: string[];
-  categoryId: string | null;
-  authorName: string;
-  customConfigJson: string;
-  jsonLdJson: string | null;
-}
-
 export interface PostDoc extends ContentDoc {
   _id: Types.ObjectId;
   workspaceId: Types.ObjectId;
@@ -108,19 +77,6 @@ export interface PostDoc extends ContentDoc {
   createdAt: Date;
   updatedAt: Date;
 }
-
-const contentFields = {
-  slug: { type: String, required: true },
-  canonicalSlug: { type: String, required: true },
-  title: { type: String, required: true },
-  metaDescription: { type: String, default: '' },
-  imageUrl: { type: String, default: '' },
-  tags: { type: [String], default: [] },
-  categoryId: { type: String, default: null },
-  authorName: { type: String, default: '' },
-  customConfigJson: { type: String, default: '{}' },
-  jsonLdJson: { type: String, default: null },
-};
 
 const postSchema = new Schema<PostDoc>(
   {
@@ -158,38 +114,6 @@ const listSequence = (workspaceId: string) => `${workspaceId}:posts`;
 
 /** The `posts` collection; `published-posts.model.ts` reads it too. */
 export const Posts = defineModel('Post', postSchema);
-
-export function toFields(doc: ContentDoc): PostFields {
-  return {
-    slug: doc.slug,
-    canonicalSlug: doc.canonicalSlug,
-    title: doc.title,
-    metaDescription: doc.metaDescription ?? '',
-    imageUrl: doc.imageUrl ?? '',
-    tags: doc.tags ?? [],
-    categoryId: doc.categoryId ?? null,
-    authorName: doc.authorName ?? '',
-    customConfig: loadJson<Record<string, unknown>>(doc.customConfigJson) ?? {},
-    jsonLd: loadJson<Record<string, unknown>>(doc.jsonLdJson),
-  };
-}
-
-/** The stored fields of the content fields a patch names (bodies excluded: they live apart). */
-function fromPatch(patch: Partial<PostContent>): Partial<ContentDoc> {
-  const set: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(patch)) {
-    if (value === undefined || field === 'contentMarkdown' || field === 'contentHtml') continue;
-    if (field === 'customConfig') set.customConfigJson = storeJson(value) ?? '{}';
-    else if (field === 'jsonLd') set.jsonLdJson = storeJson(value);
-    else set[field] = value;
-  }
-  return set;
-}
-
-/** A whole snapshot as stored: every content field, by the same mapping as a patch. */
-const fromContent = (content: PostFields): ContentDoc => fromPatch(content) as ContentDoc;
-
-const bodyOf = (content: PostContent): PostBody => ({ contentMarkdown: content.contentMarkdown, contentHtml: content.contentHtml });
 
 /** Field order of the answers: as `PostContent` declares it (bodies between `customConfig` and `jsonLd`). */
 function withBody(fields: PostFields, body: PostBody | null): PostContent {

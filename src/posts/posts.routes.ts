@@ -32,14 +32,19 @@ import {
 import { createPost, deletePost, editDraft, getPost, listPostsAdmin, toAdminPost } from './posts.service.js';
 import { cancelSchedule, listSchedule, publishOrSchedule, toScheduleEntry, type PublicationOutcome } from './schedule.service.js';
 import { listChanges } from './post-changes.service.js';
-import { renderMarkdown } from './markdown.js';
+import { renderPreview } from './post-media.service.js';
 import { mintPreviewToken, previewPost, revokePreviewToken } from './preview.service.js';
-import { listPublicCategories, listPublicPosts, publicPostAnswer } from './public-posts.service.js';
+import { listPublicCategories, publicPostAnswer, publicPostsAnswer } from './public-posts.service.js';
 
 const external = ['External: content'];
 const adminTags = ['Content'];
 const KEY_401 = 'Missing, unknown, revoked or wrong-kind key.';
 const EDITORS_ONLY = 'Editors, owners and operators only (agents: 403).';
+const MEDIA_NOTE =
+  'Media: `imageMediaId` names an image of this workspace\'s media library as the post\'s image (it wins over `imageUrl` while set; `null` clears it). ' +
+  'Body images refer to the library as markdown `![alt](media:<id>)` (or `<img src="media:<id>">` in given HTML); the body keeps the reference and `/external` resolves it. ' +
+  'An unknown id, another workspace\'s file or a PDF is 400 with an issue on `imageMediaId` or on the body field. `bodyMediaIds` (read-only) lists the body\'s references. ' +
+  'A file a published post shows cannot be deleted (409 `media_in_use`); a draft\'s use does not keep it.';
 const SCHEDULING = [
   'Optional body `{at}` (ISO 8601 date-time with offset). Without it, or with no body, the change happens at once (200 with the post). `at` in the future schedules it instead: 202 with the schedule entry, listed by `GET .../posts/:pid/schedule` until it runs, cancelable with `DELETE .../posts/:pid/schedule[/:sid]`.',
   'An `at` that is now or already past is not an error: the change happens at once, as without `at` (a request that crossed its own deadline still does what was asked). A malformed `at` is 400 with issues.',
@@ -76,7 +81,10 @@ export const publicPostRoutes: RouteDef[] = [
     auth: 'workspaceKey',
     query: listPostsQuery,
     responses: { 200: { description: 'A page of posts.', schema: postListSchema }, 304: NOT_MODIFIED, 400: 'Invalid query parameter.', 401: KEY_401 },
-    handle: async ({ deps, req, workspace, query }) => ({ ...conditionalGet(req, await listPublicPosts(deps, workspace, query)), dependsOn: ['posts'] }),
+    handle: async ({ deps, req, workspace, query }) => {
+      const { list, dependsOn } = await publicPostsAnswer(deps, workspace, query);
+      return { ...conditionalGet(req, list), dependsOn };
+    },
   }),
   // Not under `/external/posts/`, where it would shadow a post slugged `changes`.
   route({
@@ -105,6 +113,7 @@ export const publicPostRoutes: RouteDef[] = [
       'With `locale`: the slug in that locale only, else 404. Without: the workspace `defaultLocale` first, then the other served locales in the order of `workspace.locales`.',
       '`:slug` is the percent-decoded path segment, NFC-normalized and lowercased like a stored slug: `/external/posts/caf%C3%A9` and `/external/posts/CAF%C3%89` both find `café`. A segment that cannot be a slug (a control character, over 200 characters, ...) answers 404 `post_not_found` like any unknown slug.',
       '`translations` lists every published locale variant of the post (itself included) in workspace locale order. `locale` and `type` name the variant served.',
+      'Beyond the list item: `image`, the post\'s image in full when it is a media item of the library (`{id, url, width, height, alt, srcset: [{width, url}]}`, `alt` in the post\'s locale, else its language, else the workspace default locale, else empty; `srcset` over the fixed variant widths not larger than the original), else null; and `images`, the same for each media item the body shows, in order. With a media image, `imageUrl` (here and in lists) is its absolute `url`; bodies get each `media:<id>` resolved to that URL (with `srcset`, `width`/`height`, and the media\'s alt where the body gave none).',
       'As in the list, `contentHtml`/`contentMarkdown` are null unless `include=content`. Drafts, unpublished and deleted posts answer 404 exactly as if they never existed.',
       '`preview=<token>` (minted by `POST /admin/workspaces/:wid/posts/:pid/preview-token`): the current DRAFT of that one post, when `:slug` is its draft slug (and `locale`, if given, its locale); `publishedAt` is its last publish, or now for a post never published. Answered `Cache-Control: no-store`, never from or into the content cache. A wrong, revoked or expired token, or another post\'s slug, is 404 as if the draft did not exist. The token is redacted from logs.',
       CONDITIONAL_GET_NOTE,
@@ -160,14 +169,14 @@ export const postRoutes: RouteDef[] = [
     method: 'post',
     path: '/admin/workspaces/:wid/posts/preview-render',
     summary: 'Render markdown as a post would be (live preview)',
-    description: `The HTML a draft with this \`contentMarkdown\` would get: the same renderer (GitHub-flavoured \`marked\`) and sanitizer (\`sanitize-html\`) as a save. Nothing is stored. At most 500,000 characters, as a post's markdown. ${EDITORS_ONLY}`,
+    description: `The HTML a draft with this \`contentMarkdown\` would get: the same renderer (GitHub-flavoured \`marked\`) and sanitizer (\`sanitize-html\`) as a save. Images \`![alt](media:<id>)\` of this workspace's library are shown as \`/external\` will show them (the file's URL, \`srcset\`, size, the alt text of \`locale\`, default the workspace's default locale); a saved draft keeps the \`media:<id>\` reference. Nothing is stored. At most 500,000 characters, as a post's markdown. ${EDITORS_ONLY}`,
     tags: adminTags,
     auth: 'member',
     role: 'editor',
     params: widParams,
     body: previewRenderBody,
     responses: { 200: { description: 'The sanitized HTML.', schema: previewRenderSchema }, 400: 'Invalid body.' },
-    handle: async ({ body }) => ({ body: { contentHtml: renderMarkdown(body.contentMarkdown) } }),
+    handle: async ({ deps, workspace, body }) => ({ body: { contentHtml: await renderPreview(deps, workspace, body.contentMarkdown, body.locale) } }),
   }),
   route({
     method: 'post',
@@ -178,6 +187,7 @@ export const postRoutes: RouteDef[] = [
       '`(locale, slug)` is unique in the workspace, drafts included: 409 `slug_taken`. `customConfig` defaults to the type\'s `defaultConfig`.',
       SLUG_RULE,
       'Markdown alone renders the HTML (GitHub-flavoured `marked`); given HTML is kept. Either way the HTML is sanitized (`sanitize-html`: no scripts, event handlers or `javascript:` links).',
+      MEDIA_NOTE,
       EDITORS_ONLY,
     ].join('\n\n'),
     tags: adminTags,
@@ -202,7 +212,7 @@ export const postRoutes: RouteDef[] = [
     method: 'patch',
     path: '/admin/workspaces/:wid/posts/:pid',
     summary: 'Edit the draft',
-    description: `Changes only the draft: nothing changes publicly until publish. \`type\`, \`locale\` and \`canonicalSlug\` are fixed at creation (unknown fields are 400). New markdown without HTML re-renders the HTML. ${SLUG_RULE}\n\n${IF_MATCH_NOTE}\n\n${EDITORS_ONLY}`,
+    description: `Changes only the draft: nothing changes publicly until publish. \`type\`, \`locale\` and \`canonicalSlug\` are fixed at creation (unknown fields are 400). New markdown without HTML re-renders the HTML. ${SLUG_RULE}\n\n${MEDIA_NOTE}\n\n${IF_MATCH_NOTE}\n\n${EDITORS_ONLY}`,
     tags: adminTags,
     auth: 'member',
     role: 'editor',
@@ -217,7 +227,7 @@ export const postRoutes: RouteDef[] = [
     summary: 'Publish the draft (now or at a given time)',
     description: [
       'Copies the draft to the public snapshot. `publishedAt` is re-stamped and `post.published` emitted on the first publish, after an unpublish (even with identical content), and when the content hash of the published fields differs from the last publish.',
-      'Publishing identical content again is a no-op: 200, `publishedAt` unchanged, no event. 409 `slug_taken` when another published post holds the slug in this locale.',
+      'Publishing identical content again is a no-op: 200, `publishedAt` unchanged, no event. 409 `slug_taken` when another published post holds the slug in this locale. 400 with issues (`imageMediaId`, or the body field) when the draft refers to a media item deleted since it was saved.',
       SCHEDULING,
       EDITORS_ONLY,
     ].join('\n\n'),
@@ -229,7 +239,7 @@ export const postRoutes: RouteDef[] = [
     responses: {
       200: { description: 'The post, published now.', schema: adminPostSchema },
       202: { description: 'The scheduled change (`at` in the future).', schema: scheduleEntrySchema },
-      400: 'Invalid `at`.',
+      400: 'Invalid `at`, or the draft refers to a deleted media item.',
       404: 'No such post.',
       409: 'Slug taken.',
     },

@@ -138,11 +138,26 @@ export const postListItemSchema = z
 
 export const translationSchema = z.object({ locale: z.string(), slug: z.string(), publishedAt: z.string() });
 
+export const postImageSchema = z
+  .object({
+    id: z.string().describe('The media item.'),
+    url: z.string().describe('Absolute, content-versioned URL of the original file.'),
+    width: z.number().int(),
+    height: z.number().int(),
+    alt: z.string().describe('The alt text in the post\'s locale, else its language, else the workspace default locale; empty when none.'),
+    srcset: z
+      .array(z.object({ width: z.number().int(), url: z.string() }))
+      .describe('Resized variants at the fixed widths (160, 320, 640, 960, 1280, 1920) not larger than the original, narrowest first.'),
+  })
+  .meta({ id: 'PostImage' });
+
 export const singlePostSchema = postListItemSchema
   .extend({
     locale: z.string(),
     type: z.string(),
     translations: z.array(translationSchema).describe('Every published locale variant, this one included, in workspace locale order.'),
+    image: postImageSchema.nullable().describe('The post\'s image when it is a media item of the library (then `imageUrl` is its `url`); null for a plain `imageUrl` or none.'),
+    images: z.array(postImageSchema).describe('The media items the body shows (`media:<id>` references), in order of appearance.'),
   })
   .meta({ id: 'Post' });
 
@@ -205,6 +220,7 @@ const editableFields = {
   title: inputText().trim().min(1).max(500),
   metaDescription: inputText().max(1000),
   imageUrl: urlOrEmpty,
+  imageMediaId: objectIdSchema.nullable().describe('A media item (an image) of this workspace shown as the post\'s image; wins over `imageUrl` while set. null clears it.'),
   tags: z.array(inputText().trim().min(1).max(100)).max(50),
   categoryId: objectIdSchema.nullable(),
   authorName: inputText().max(200),
@@ -223,6 +239,7 @@ export const createPostBody = z.object({
   title: editableFields.title,
   metaDescription: editableFields.metaDescription.optional(),
   imageUrl: editableFields.imageUrl.optional(),
+  imageMediaId: editableFields.imageMediaId.optional(),
   tags: editableFields.tags.optional(),
   categoryId: editableFields.categoryId.optional(),
   authorName: editableFields.authorName.optional(),
@@ -238,6 +255,7 @@ export const patchPostBody = z
     title: editableFields.title.optional(),
     metaDescription: editableFields.metaDescription.optional(),
     imageUrl: editableFields.imageUrl.optional(),
+  imageMediaId: editableFields.imageMediaId.optional(),
     tags: editableFields.tags.optional(),
     categoryId: editableFields.categoryId.optional(),
     authorName: editableFields.authorName.optional(),
@@ -265,6 +283,7 @@ const contentSchema = z.object({
   title: z.string(),
   metaDescription: z.string(),
   imageUrl: z.string(),
+  imageMediaId: z.string().nullable().describe('The media item shown as the post\'s image; null when none.'),
   tags: z.array(z.string()),
   categoryId: z.string().nullable(),
   authorName: z.string(),
@@ -272,6 +291,7 @@ const contentSchema = z.object({
   contentMarkdown: z.string().nullable(),
   contentHtml: z.string().nullable(),
   jsonLd: jsonObjectSchema.nullable(),
+  bodyMediaIds: z.array(z.string()).describe('Read-only: the media items the body shows (`![alt](media:<id>)`), derived at every save.'),
 });
 
 export const adminPostSchema = contentSchema
@@ -297,6 +317,9 @@ export const adminPostListItemSchema = adminPostSchema
 
 export const adminPostListSchema = z.object({ items: z.array(adminPostListItemSchema), pageInfo: pageInfoSchema });
 
-export const previewRenderBody = z.object({ contentMarkdown: inputText().max(500_000) });
+export const previewRenderBody = z.object({
+  contentMarkdown: inputText().max(500_000),
+  locale: localeSchema.optional().describe('Whose alt texts media images get; default the workspace default locale.'),
+});
 
 export const previewRenderSchema = z.object({ contentHtml: z.string().describe('The markdown rendered and sanitized exactly as a saved draft would be.') }).meta({ id: 'PreviewRender' });

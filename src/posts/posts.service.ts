@@ -12,6 +12,7 @@ import { postStore, type Post, type PostContent, type PostHead, type PostState }
 import { publishedPostStore, type PublishedPost } from './published-posts.model.js';
 import { postScheduleStore } from './post-schedules.model.js';
 import { announceDeletion, hasUnpublishedChanges } from './publication.service.js';
+import { bodyMediaIdsOf, mediaIssues } from './post-media.service.js';
 export type { Post, PostContent, PostHead, PostState } from './posts.model.js';
 export type { PublishedPost } from './published-posts.model.js';
 
@@ -27,6 +28,7 @@ export interface CreatePostInput {
   title: string;
   metaDescription?: string;
   imageUrl?: string;
+  imageMediaId?: string | null;
   tags?: string[];
   categoryId?: string | null;
   authorName?: string;
@@ -36,7 +38,7 @@ export interface CreatePostInput {
   jsonLd?: Record<string, unknown> | null;
 }
 
-export type PostPatch = Partial<Omit<PostContent, 'canonicalSlug'>>;
+export type PostPatch = Partial<Omit<PostContent, 'canonicalSlug' | 'bodyMediaIds'>>;
 
 /** HTML given is sanitized; markdown alone renders (and sanitizes) the HTML. */
 function resolveHtml(markdown: string | null | undefined, html: string | null | undefined): string | null | undefined {
@@ -78,6 +80,10 @@ export async function createPost(deps: Deps, workspace: Workspace, input: Create
     }
   }
   await checkCategory(deps, workspace.id, input.categoryId).catch((error: { issues?: FieldIssue[] }) => issues.push(...(error.issues ?? [])));
+  const contentHtml = resolveHtml(input.contentMarkdown, input.contentHtml) ?? null;
+  const bodyMediaIds = bodyMediaIdsOf(input.contentMarkdown ?? null, contentHtml);
+  const bodyPath = input.contentHtml ? 'contentHtml' : 'contentMarkdown';
+  issues.push(...(await mediaIssues(deps, workspace, { imageMediaId: input.imageMediaId, bodyMediaIds, bodyPath })));
   if (issues.length) throw invalid(issues);
   if (await posts.slugUsedByOther(workspace.id, input.locale, input.slug, null)) {
     throw fail('post_slug_taken');
@@ -88,13 +94,15 @@ export async function createPost(deps: Deps, workspace: Workspace, input: Create
     title: input.title,
     metaDescription: input.metaDescription ?? '',
     imageUrl: input.imageUrl ?? '',
+    imageMediaId: input.imageMediaId?.toLowerCase() ?? null,
     tags: input.tags ?? [],
     categoryId: input.categoryId ?? null,
     authorName: input.authorName ?? '',
     customConfig: input.customConfig ?? type!.defaultConfig ?? {},
     contentMarkdown: input.contentMarkdown ?? null,
-    contentHtml: resolveHtml(input.contentMarkdown, input.contentHtml) ?? null,
+    contentHtml,
     jsonLd: input.jsonLd ?? null,
+    bodyMediaIds,
   };
   const created = await posts.create(workspace.id, { type: type!.slug, postTypeId: type!.id, locale: input.locale, translationGroupId, draft });
   if (!created) throw fail('post_slug_taken');
@@ -161,6 +169,11 @@ export async function editDraft(deps: Deps, workspace: Workspace, id: string, pa
     // The bodies are stored together: a change of either writes both, the other as it is.
     const { contentMarkdown = post.draft.contentMarkdown, contentHtml = post.draft.contentHtml } = fields;
     const body = 'contentMarkdown' in fields || 'contentHtml' in fields ? { contentMarkdown, contentHtml } : null;
+    if (body) fields.bodyMediaIds = bodyMediaIdsOf(contentMarkdown, contentHtml);
+    if (fields.imageMediaId) fields.imageMediaId = fields.imageMediaId.toLowerCase();
+    const bodyPath = patch.contentHtml ? 'contentHtml' : 'contentMarkdown';
+    const issues = await mediaIssues(deps, workspace, { imageMediaId: fields.imageMediaId, bodyMediaIds: body ? fields.bodyMediaIds : [], bodyPath });
+    if (issues.length) throw invalid(issues);
     const updated = await posts.updateDraft(workspace.id, post.id, fields, body);
     if (updated === null) throw fail('post_not_found');
     if (updated === 'taken') throw fail('post_slug_taken');

@@ -8,6 +8,8 @@ import { postTypesByIds, type PostType } from './post-types.service.js';
 import { publishedPostStore, type PublishedPost } from './published-posts.model.js';
 import type { PostBody } from './post-bodies.model.js';
 import type { Post } from './posts.model.js';
+import { mediaByIds, mediaUrl, type MediaItem } from '../media/media.service.js';
+import { mediaIdsOf, presentImage, resolveBody } from './post-media.service.js';
 import { MAX_FORCED_PAGE_SIZE, MAX_PAGE_SIZE, type PostListField, type PostSort } from './posts.schemas.js';
 
 /** `limit` is clamped to 50; `force_limit` replaces it, clamped to 1000. */
@@ -21,7 +23,7 @@ export function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function buildJsonLd(workspace: Workspace, post: PublishedPost, type: PostType | undefined, category: Category | null) {
+function buildJsonLd(workspace: Workspace, post: PublishedPost, type: PostType | undefined, category: Category | null, imageUrl: string) {
   const own = post.content.jsonLd;
   const schemaType = type?.jsonLdType ?? null;
   if (!own && !schemaType) return null;
@@ -31,7 +33,7 @@ function buildJsonLd(workspace: Workspace, post: PublishedPost, type: PostType |
     '@type': schemaType ?? 'BlogPosting',
     headline: c.title,
     ...(c.metaDescription ? { description: c.metaDescription } : {}),
-    ...(c.imageUrl ? { image: c.imageUrl } : {}),
+    ...(imageUrl ? { image: imageUrl } : {}),
     ...(c.authorName ? { author: { '@type': 'Person', name: c.authorName } } : {}),
     ...(c.tags.length ? { keywords: c.tags.join(', ') } : {}),
     ...(category ? { articleSection: category.name } : {}),
@@ -42,40 +44,53 @@ function buildJsonLd(workspace: Workspace, post: PublishedPost, type: PostType |
   };
 }
 
-/** One query each for the categories, the types and (with `include=content`) the bodies of the page. */
-async function presentPosts(deps: Deps, workspace: Workspace, posts: PublishedPost[], withContent: boolean) {
+/**
+ * One query each for the categories, the types, the media items the posts show and (with `include=content`)
+ * the bodies of the page. A post's image that is a media item is answered as the file's absolute URL; body
+ * references `media:<id>` are resolved (`post-media.service.ts`). `media`: the items read, for `dependsOn`.
+ */
+async function presentPostsWithMedia(deps: Deps, workspace: Workspace, posts: PublishedPost[], withContent: boolean, bodyMedia = withContent) {
   const categoryIds = [...new Set(posts.map((post) => post.content.categoryId).filter((id): id is string => !!id))];
   const typeIds = [...new Set(posts.map((post) => post.postTypeId))];
-  const [categories, types, bodies] = await Promise.all([
+  const mediaIds = [...new Set(posts.flatMap((post) => (bodyMedia ? mediaIdsOf(post.content) : post.content.imageMediaId ? [post.content.imageMediaId] : [])))];
+  const [categories, types, bodies, media] = await Promise.all([
     categoryIds.length ? categoriesByIds(deps, workspace.id, categoryIds) : Promise.resolve([]),
     postTypesByIds(deps, workspace.id, typeIds),
     withContent && posts.length ? publishedPostStore(deps.db).bodies(workspace.id, posts.map((post) => post.id)) : Promise.resolve(new Map<string, PostBody>()),
+    mediaByIds(deps, workspace.id, mediaIds),
   ]);
   const categoryById = new Map(categories.map((category) => [category.id, category]));
   const typeById = new Map(types.map((type) => [type.id, type]));
-  return posts.map((post) => {
+  const items = posts.map((post) => {
     const c = post.content;
     const category = (c.categoryId && categoryById.get(c.categoryId)) || null;
+    const image = c.imageMediaId ? media.get(c.imageMediaId) : undefined;
+    const imageUrl = image ? mediaUrl(deps, workspace, image) : c.imageUrl;
+    const body = withContent ? resolveBody(deps, workspace, media, post.locale, bodies.get(post.id) ?? { contentHtml: null, contentMarkdown: null }) : null;
     return {
       postId: post.id,
       slug: c.slug,
       canonicalSlug: c.canonicalSlug,
       title: c.title,
       metaDescription: c.metaDescription,
-      imageUrl: c.imageUrl,
+      imageUrl,
       tags: c.tags,
       category,
       authorName: c.authorName,
       customConfig: c.customConfig,
       publishedAt: post.publishedAt.toISOString(),
-      contentHtml: withContent ? (bodies.get(post.id)?.contentHtml ?? null) : null,
-      contentMarkdown: withContent ? (bodies.get(post.id)?.contentMarkdown ?? null) : null,
-      jsonLd: buildJsonLd(workspace, post, typeById.get(post.postTypeId), category),
+      contentHtml: body ? body.contentHtml : null,
+      contentMarkdown: body ? body.contentMarkdown : null,
+      jsonLd: buildJsonLd(workspace, post, typeById.get(post.postTypeId), category, imageUrl),
     };
   });
+  return { items, media };
 }
 
-export type PublicPostItem = Awaited<ReturnType<typeof presentPosts>>[number];
+/** What an answer showing these media items depends on (`contentTag`): an alt text change or a delete drops it. */
+const mediaDependencies = (media: Map<string, MediaItem>) => [...media.keys()].map((id) => `media:${id}`);
+
+export type PublicPostItem = Awaited<ReturnType<typeof presentPostsWithMedia>>['items'][number];
 
 export interface PublicPostsQuery {
   type: string;
@@ -111,13 +126,18 @@ function pick<T extends Record<string, unknown>>(item: T, fields: readonly strin
 }
 
 export async function listPublicPosts(deps: Deps, workspace: Workspace, query: PublicPostsQuery) {
+  return (await publicPostsAnswer(deps, workspace, query)).list;
+}
+
+/** The list, and what it shows for the content cache: every post, and the media items it shows. */
+export async function publicPostsAnswer(deps: Deps, workspace: Workspace, query: PublicPostsQuery) {
   const request = { page: query.page ?? 1, limit: effectiveLimit(query.limit, query.force_limit) };
   const wantsBody = !query.fields || query.fields.includes('contentHtml') || query.fields.includes('contentMarkdown');
   const withContent = query.include === 'content' && wantsBody;
   let categoryId: string | undefined;
   if (query.category !== undefined) {
     categoryId = (await workspaceCategories(deps, workspace.id)).find((category) => category.slug === query.category)?.id;
-    if (!categoryId) return { items: [], pageInfo: pageInfoOf(request, 0) };
+    if (!categoryId) return { list: { items: [], pageInfo: pageInfoOf(request, 0) }, dependsOn: ['posts'] };
   }
   const { items, total } = await publishedPostStore(deps.db).list(workspace.id, {
     type: query.type === '*' ? null : query.type,
@@ -130,9 +150,10 @@ export async function listPublicPosts(deps: Deps, workspace: Workspace, query: P
     sort: sortOf(query.sort),
     ...request,
   });
-  const presented = await presentPosts(deps, workspace, items, withContent);
+  const { items: presented, media } = await presentPostsWithMedia(deps, workspace, items, withContent);
   const fields = query.fields;
-  return { items: fields ? presented.map((item) => pick(item, fields)) : presented, pageInfo: pageInfoOf(request, total) };
+  const list = { items: fields ? presented.map((item) => pick(item, fields)) : presented, pageInfo: pageInfoOf(request, total) };
+  return { list, dependsOn: ['posts', ...mediaDependencies(media)] };
 }
 
 /**
@@ -153,17 +174,18 @@ export async function publicPostAnswer(deps: Deps, workspace: Workspace, segment
   const order = query.locale ? [query.locale] : [workspace.defaultLocale, ...workspace.locales.filter((l) => l !== workspace.defaultLocale)];
   const found = await publishedPostStore(deps.db).bySlugFirst(workspace.id, order, slug);
   if (!found) throw fail('published_post_not_found');
-  const post = await presentSingle(deps, workspace, found, query.include === 'content' ? 'published' : null, true);
-  return { post, dependsOn: [`group:${found.translationGroupId}`, `slug:${slug}`] };
+  const { post, media } = await presentSingleWithMedia(deps, workspace, found, query.include === 'content' ? 'published' : null, true);
+  return { post, dependsOn: [`group:${found.translationGroupId}`, `slug:${slug}`, ...mediaDependencies(media)] };
 }
 
 /**
  * The single-post answer: the list item, `locale`, `type` and the published translations in workspace order.
  * `stored`: `post` is the published post as stored (not a draft shown as one), so its group need not read it again.
  */
-async function presentSingle(deps: Deps, workspace: Workspace, post: PublishedPost, bodies: 'published' | PostBody | null, stored: boolean) {
-  const [[presented], siblings] = await Promise.all([
-    presentPosts(deps, workspace, [post], bodies === 'published'),
+async function presentSingleWithMedia(deps: Deps, workspace: Workspace, post: PublishedPost, bodies: 'published' | PostBody | null, stored: boolean) {
+  // Every media item the post shows is read (`images` lists the body's even without `include=content`).
+  const [{ items: [presented], media }, siblings] = await Promise.all([
+    presentPostsWithMedia(deps, workspace, [post], bodies === 'published', true),
     publishedPostStore(deps.db).inGroup(workspace.id, post.translationGroupId, stored ? post : undefined),
   ]);
   const rank = (locale: string) => {
@@ -173,9 +195,19 @@ async function presentSingle(deps: Deps, workspace: Workspace, post: PublishedPo
   const translations = siblings
     .sort((a, b) => rank(a.locale) - rank(b.locale) || (a.locale < b.locale ? -1 : 1))
     .map((sibling) => ({ locale: sibling.locale, slug: sibling.content.slug, publishedAt: sibling.publishedAt.toISOString() }));
-  const body = bodies && bodies !== 'published' ? { contentHtml: bodies.contentHtml, contentMarkdown: bodies.contentMarkdown } : {};
-  return { ...presented, ...body, locale: post.locale, type: post.type, translations };
+  const body = bodies && bodies !== 'published' ? resolveBody(deps, workspace, media, post.locale, bodies) : {};
+  // Beyond the list item (the spec leaves the single post open): the image and the body's images in full.
+  const shown = (id: string) => media.get(id);
+  const image = post.content.imageMediaId ? shown(post.content.imageMediaId) : undefined;
+  const images = post.content.bodyMediaIds.map(shown).filter((item): item is MediaItem => item !== undefined);
+  const extra = {
+    image: image ? presentImage(deps, workspace, image, post.locale) : null,
+    images: images.map((item) => presentImage(deps, workspace, item, post.locale)),
+  };
+  return { post: { ...presented, ...body, locale: post.locale, type: post.type, translations, ...extra }, media };
 }
+
+const presentSingle = async (...args: Parameters<typeof presentSingleWithMedia>) => (await presentSingleWithMedia(...args)).post;
 
 /**
  * A draft shown as the published post it would become (preview): its draft fields, its draft bodies with

@@ -5,13 +5,19 @@ import { type Workspace } from '../workspaces/workspaces.service.js';
 import { postStore, type Post, type PostContent, type PostHead } from './posts.model.js';
 import { publishedPostStore } from './published-posts.model.js';
 import { recordChange } from './post-changes.service.js';
+import { mediaIdsOf, requireDraftMedia } from './post-media.service.js';
+import { withMediaLocks } from '../media/media.service.js';
 
 // The publication rules in one place: what a publish copies and hashes, when `publishedAt` is stamped,
 // and when `post.published` / `post.unpublished` are emitted.
 
 /** The hash that decides whether a publish changed anything public: every field the snapshot carries. */
 export function contentHash(content: PostContent): string {
-  const canonical = JSON.stringify(content, (_key, value: unknown) =>
+  // `bodyMediaIds` is derived from the body (already hashed); an unset `imageMediaId` is left out so that posts
+  // saved before media references existed keep their hash (no false "unpublished changes", no re-stamp).
+  const { bodyMediaIds: _derived, imageMediaId, ...rest } = content;
+  const hashed = imageMediaId === null ? rest : { ...rest, imageMediaId };
+  const canonical = JSON.stringify(hashed, (_key, value: unknown) =>
     value && typeof value === 'object' && !Array.isArray(value)
       ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       : value,
@@ -57,21 +63,25 @@ export async function publishPost(deps: Deps, workspace: Workspace, id: string):
     const post = await loadPost(deps, workspace, id);
     const hash = contentHash(post.draft);
     if (post.state === 'PUBLISHED' && post.lastPublishedHash === hash) return { post, changed: false };
-    // The published slug is claimed in `post_slugs` (unique by `_id`) before the snapshot refers to it.
-    if (!(await published.claimSlug(workspace.id, post.locale, post.draft.slug, post.id))) {
-      throw fail('published_slug_taken');
-    }
-    const now = deps.clock.now();
-    const updated = await posts.setPublished(workspace.id, post.id, post.draft, now, hash);
-    if (!updated) {
-      await published.releaseSlug(workspace.id, post.locale, post.draft.slug, post.id);
-      throw fail('post_not_found');
-    }
-    // The previous snapshot's slug is released once the new snapshot is stored.
-    if (post.published && post.published.slug !== post.draft.slug) await published.releaseSlug(workspace.id, post.locale, post.published.slug, post.id);
-    await recordChange(deps, workspace.id, { id: post.id, slug: post.draft.slug, locale: post.locale }, 'published');
-    await deps.events.publish(postEvent('post.published', workspace, updated, now));
-    return { post: updated, changed: true };
+    // The media the snapshot will show are locked until it is stored: none can be deleted in between.
+    return withMediaLocks(deps, mediaIdsOf(post.draft), async () => {
+      await requireDraftMedia(deps, workspace, post.draft);
+      // The published slug is claimed in `post_slugs` (unique by `_id`) before the snapshot refers to it.
+      if (!(await published.claimSlug(workspace.id, post.locale, post.draft.slug, post.id))) {
+        throw fail('published_slug_taken');
+      }
+      const now = deps.clock.now();
+      const updated = await posts.setPublished(workspace.id, post.id, post.draft, now, hash);
+      if (!updated) {
+        await published.releaseSlug(workspace.id, post.locale, post.draft.slug, post.id);
+        throw fail('post_not_found');
+      }
+      // The previous snapshot's slug is released once the new snapshot is stored.
+      if (post.published && post.published.slug !== post.draft.slug) await published.releaseSlug(workspace.id, post.locale, post.published.slug, post.id);
+      await recordChange(deps, workspace.id, { id: post.id, slug: post.draft.slug, locale: post.locale }, 'published');
+      await deps.events.publish(postEvent('post.published', workspace, updated, now));
+      return { post: updated, changed: true };
+    });
   });
 }
 

@@ -134,6 +134,16 @@ export function publishedPostStore(db: Connection) {
       const docs = await scope.find(workspaceId, { translationGroupId: { $in: groupIds }, state: 'PUBLISHED' });
       return docs.map(toPublished);
     },
+    /** The published posts that show this media item, and how (`image`, `body`). */
+    async usingMedia(workspaceId: string, mediaId: string): Promise<{ id: string; title: string; locale: string; as: ('image' | 'body')[] }[]> {
+      const docs = await scope.find(workspaceId, { state: 'PUBLISHED', $or: [{ 'pub.imageMediaId': mediaId }, { 'pub.bodyMediaIds': mediaId }] });
+      return docs.map((doc) => ({
+        id: doc._id.toHexString(),
+        title: doc.pub?.title ?? '',
+        locale: doc.locale,
+        as: [...(doc.pub?.imageMediaId === mediaId ? (['image'] as const) : []), ...(doc.pub?.bodyMediaIds?.includes(mediaId) ? (['body'] as const) : [])],
+      }));
+    },
     async categoryIds(workspaceId: string, locale: string | null): Promise<string[]> {
       const filter: Record<string, unknown> = { state: 'PUBLISHED' };
       if (locale) filter.locale = locale;

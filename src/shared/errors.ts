@@ -113,6 +113,7 @@ export const ERRORS = {
   image_too_large: { status: 400, message: 'The image has more pixels than the limit.' },
   media_upload_missing: { status: 400, message: 'Send the file as multipart/form-data in a part named `file`.' },
   not_an_image: { status: 400, message: 'Only images have resized variants.' },
+  media_in_use: { status: 409, message: 'This media item is shown by a published post; unpublish it or change its image and body first.' },
   storage_unavailable: { status: 503, message: 'File storage is unreachable; retry shortly.' },
 
   // Webhooks

@@ -9,6 +9,8 @@ import { createWorkspace, updateWorkspace, findWorkspace } from '../../src/works
 import { createPost, editDraft, getPost } from '../../src/posts/posts.service.js';
 import { publishPost, unpublishPost } from '../../src/posts/publication.service.js';
 import { listChanges } from '../../src/posts/post-changes.service.js';
+import { deleteMediaUnlessPublished } from '../../src/posts/post-media.service.js';
+import { mediaStore } from '../../src/media/media.model.js';
 import { assignConversation, closeConversation, getConversation } from '../../src/livechat/inbox.service.js';
 import { postVisitorMessage } from '../../src/livechat/messages.service.js';
 import { sendTeamDigest } from '../../src/livechat/team-digest.service.js';
@@ -225,6 +227,25 @@ describe.each(engines)('on $name', (engine) => {
         expect(stored.draft.title).toBe(`Edited ${round}`);
         // What was published is one of the two drafts, whole.
         expect(['Original', `Edited ${round}`]).toContain(stored.published!.title);
+      });
+    });
+
+    test('a publish against the delete of its image: either the file stays and is shown, or it is gone and the publish refused', async () => {
+      const media = mediaStore(deps.db);
+      await rounds(async (round) => {
+        const id = media.newId();
+        await media.create({ workspaceId: workspace.id, id, name: `i-${round}.png`, contentType: 'image/png', size: 1, width: 10, height: 10, sha256: 'x', storageKey: `media/${workspace.id}/${id}/original`, createdAt: NOW });
+        const post = await createPost(deps, workspace, { locale: 'en', slug: `img-${round}`, title: 'Pictured', imageMediaId: id });
+        const [published, deleted] = await race(publishPost(deps, workspace, post.id), deleteMediaUnlessPublished(deps, workspace, id));
+        const stored = await getPost(deps, workspace, post.id);
+        const kept = await media.byId(workspace.id, id);
+        if (codeOf(deleted) === 'ok') {
+          expect(codeOf(published)).toBe('validation_failed');
+          expect([stored.state, kept]).toEqual(['DRAFT', null]);
+        } else {
+          expect([codeOf(published), codeOf(deleted)]).toEqual(['ok', 'media_in_use']);
+          expect([stored.state, stored.published?.imageMediaId, kept?.id]).toEqual(['PUBLISHED', id, id]);
+        }
       });
     });
 
