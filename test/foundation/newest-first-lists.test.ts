@@ -51,6 +51,8 @@ function imported(i: number, typeId: string) {
     title: `Imported ${i}`,
     metaDescription: '',
     imageUrl: '',
+    imageMediaId: null,
+    bodyMediaIds: [],
     tags: [],
     categoryId: null,
     authorName: '',
