@@ -5,6 +5,7 @@
  * `{id, ...}` replies, plus unsolicited messages (no `id`) such as `ready`.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { buildSync } from 'esbuild';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -24,13 +25,31 @@ export interface Child {
   stop(): Promise<void>;
 }
 
+/** Where each child script is compiled to (one level below bench/, like bench/support, so its paths hold). */
+const COMPILED_DIR = join(BENCH_DIR, '.children');
+const compiled = new Set<string>();
+
 /**
- * Forks `bench/support/<name>.ts` under tsx; `--expose-gc` so memory readings follow a full collection.
+ * `bench/support/<name>.ts` as plain JavaScript, compiled once per run (esbuild; packages stay imports):
+ * a child run under tsx carries its loader thread (about 33 MB of RSS more, and CPU for the transform),
+ * which a node started with `npm start` does not.
+ */
+function compiledChild(name: string): string {
+  const outfile = join(COMPILED_DIR, `${name}.mjs`);
+  if (!compiled.has(name)) {
+    buildSync({ entryPoints: [join(BENCH_DIR, 'support', `${name}.ts`)], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' });
+    compiled.add(name);
+  }
+  return outfile;
+}
+
+/**
+ * Forks `bench/support/<name>.ts`, compiled; `--expose-gc` so memory readings follow a full collection.
  * `nodeFlags` are added to those (a profiler's, say).
  */
 export function spawnChild(name: string, env: Record<string, string | undefined> = {}, args: string[] = [], nodeFlags: string[] = []): Child {
-  const child = fork(join(BENCH_DIR, 'support', `${name}.ts`), args, {
-    execArgv: ['--import', 'tsx', '--expose-gc', ...nodeFlags],
+  const child = fork(compiledChild(name), args, {
+    execArgv: ['--expose-gc', ...nodeFlags],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -55,6 +55,8 @@ export async function startNode(options: { uri: string; dbName: string; redisUrl
     MAX_EMAILS_PER_WORKSPACE_PER_HOUR: '1000000000',
     SEED_DEMO: 'false',
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    // As `npm start` and the Dockerfile run it: two malloc arenas, not one per thread (sharp's threads each grew one).
+    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
     RECORD_RESPONSES_DIR: '',
     PUBLIC_URL: '',
     ...options.env,
