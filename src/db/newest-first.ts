@@ -10,7 +10,9 @@ import { defineModel, isDuplicateKeyError } from './mongo.js';
  * its workspace when it is created (or, for a list in order of activity, each time it becomes active),
  * divided by BUCKET_SIZE. Every document of a bucket is newer than every document of a lower bucket, so a
  * page is read bucket by bucket from the newest, each read an equality filter that matches only that
- * bucket's documents. MongoDB answers each from an index; FerretDB from what matches alone.
+ * bucket's documents. MongoDB answers each from an index; FerretDB on PostgreSQL from what matches alone.
+ * (FerretDB on SQLite hands SQLite nothing but `{_id}` filters: there each bucket read still decodes the whole
+ * collection, so a first page costs about two such reads instead of one; big lists need PostgreSQL.)
  *
  * A list's order is therefore (bucket desc, then its own order): the list's own order except among items
  * that became new at the same moment on different nodes, at a bucket's edge. Documents stored before their
