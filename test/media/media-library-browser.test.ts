@@ -19,6 +19,7 @@ import { png, svgWithScript, upload } from './media-files.js';
  */
 
 declare const document: { activeElement: { id: string } | null; documentElement: { scrollWidth: number; clientWidth: number } };
+declare const DataTransfer: new () => { items: { add(file: File): void } };
 
 let node: HearthNode;
 let browser: Browser;
@@ -74,6 +75,17 @@ test('an editor uploads an image, sets its alt texts and focal point by keyboard
   await page.locator('#media-upload-problem', { hasText: 'not a JPEG, PNG' }).waitFor();
   await expect(page.locator('#media-upload').getAttribute('aria-invalid')).resolves.toBe('true');
 
+  // A file dropped on the upload area is uploaded too.
+  const dropped = Array.from(await png(120, 90));
+  const transfer = await page.evaluateHandle((bytes) => {
+    const data = new DataTransfer();
+    data.items.add(new File([new Uint8Array(bytes)], 'dropped.png', { type: 'image/png' }));
+    return data;
+  }, dropped);
+  await page.dispatchEvent('.media-upload', 'drop', { dataTransfer: transfer });
+  await page.locator('#media-status', { hasText: 'dropped.png uploaded.' }).waitFor();
+  await page.locator('#media-items a', { hasText: 'dropped.png' }).waitFor();
+
   // Upload: listed first, with its facts; the editor opens with the focus on its heading.
   await page.locator('#media-upload').setInputFiles({ name: 'sourdough.png', mimeType: 'image/png', buffer: await png(800, 600) });
   await page.locator('#media-status', { hasText: 'sourdough.png uploaded.' }).waitFor();
@@ -124,7 +136,7 @@ test('an editor uploads an image, sets its alt texts and focal point by keyboard
   await expect(page.locator('#media-items a').allTextContents()).resolves.toEqual([expect.stringContaining('croissant.png')]);
   await page.locator('#media-search').fill('');
   await page.keyboard.press('Enter');
-  await page.locator('#media-status', { hasText: '2 files found.' }).waitFor();
+  await page.locator('#media-status', { hasText: '3 files found.' }).waitFor();
 
   // A published post shows it: the delete is refused, the post is named, the file stays.
   const post = (await admin('/posts', { body: { locale: 'en', slug: 'our-loaf', title: 'Our loaf', imageMediaId: id } })).body;
@@ -188,6 +200,14 @@ test('at 375 px in German: the list and an open file fit without sideways scroll
   await expect(page.locator('#media-items').isVisible()).resolves.toBe(false);
   expect(await overflowsSideways(page)).toBe(false);
   expect(await axeViolations(page)).toEqual([]);
+  // A click on the preview sets the focal point's fields (the mouse's way; the fields are the keyboard's).
+  const preview = page.locator('.focal-preview img');
+  await preview.waitFor();
+  const box = (await preview.boundingBox())!;
+  await preview.click({ position: { x: box.width * 0.25, y: box.height * 0.75 } });
+  expect(Number(await page.locator('#media-focal-x').inputValue())).toBeCloseTo(0.25, 1);
+  expect(Number(await page.locator('#media-focal-y').inputValue())).toBeCloseTo(0.75, 1);
+  await page.locator('.focal-marker').waitFor();
   await page.locator('.media-editor .back').focus();
   await page.keyboard.press('Enter');
   await eventually(async () => (await focused(page)) === `media-${long.body.id}`);
