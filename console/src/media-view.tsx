@@ -161,10 +161,15 @@ function Upload({ onUploaded }: { onUploaded: (media: Media) => void }) {
   const [problem, setProblem] = useState('');
   const [dragging, setDragging] = useState(false);
   const input = useRef<HTMLInputElement>(null);
+  const busy = useRef(false);
   const send = async (file: File) => {
+    // One upload at a time: a pick while one goes is ignored (the field stays enabled: disabling it would drop the focus).
+    if (busy.current) return;
+    busy.current = true;
     setProblem('');
     setProgress(0);
     const outcome = await attempt(() => uploadMedia(file, setProgress));
+    busy.current = false;
     setProgress(null);
     if (input.current) input.current.value = '';
     if (outcome.ok) onUploaded(outcome.value);
@@ -191,7 +196,7 @@ function Upload({ onUploaded }: { onUploaded: (media: Media) => void }) {
         ref={input}
         type="file"
         accept={MEDIA_TYPES}
-        disabled={progress !== null}
+        aria-busy={progress !== null ? 'true' : undefined}
         aria-invalid={problem ? 'true' : undefined}
         aria-describedby={problem ? 'media-upload-hint media-upload-problem' : 'media-upload-hint'}
         onChange={(e) => {

@@ -1,5 +1,5 @@
-import { uploadWithProgress, type Page } from './api.js';
-import { call, token, ws } from './store.js';
+import { ApiError, uploadWithProgress, type Page } from './api.js';
+import { call, logout, token, ws } from './store.js';
 
 /** A media library file as the admin API answers it (`Media` in the OpenAPI document). */
 export interface Media {
@@ -42,7 +42,12 @@ export const getMedia = (id: string) => call<Media>('GET', mediaPath(id));
 export const updateMedia = (id: string, patch: { name?: string; alt?: Record<string, string>; focalPoint?: Media['focalPoint'] }) => call<Media>('PATCH', mediaPath(id), patch);
 export const deleteMedia = (id: string) => call<void>('DELETE', mediaPath(id));
 /** Uploads one file; `onProgress` hears the share sent (0..1) as it goes. */
-export const uploadMedia = (file: File, onProgress?: (share: number) => void) => uploadWithProgress<Media>(token.value, `${ws()}/media`, file, onProgress);
+export const uploadMedia = (file: File, onProgress?: (share: number) => void) =>
+  uploadWithProgress<Media>(token.value, `${ws()}/media`, file, onProgress).catch((err: unknown) => {
+    // As every other call: an expired session logs out.
+    if (err instanceof ApiError && err.status === 401) logout();
+    throw err;
+  });
 
 /** A size in the reader's words: bytes, KB or MB. */
 export function sizeText(bytes: number): string {
