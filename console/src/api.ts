@@ -84,6 +84,26 @@ export async function uploadFile<T>(token: string | null, path: string, file: Fi
   return readAnswer<T>(await fetch(path, { method: 'POST', headers: token ? { Authorization: `Bearer ${token}` } : {}, body: form }));
 }
 
+/**
+ * `uploadFile` that reports its progress: fetch cannot tell how much of a body was sent, XMLHttpRequest can.
+ * A refusal is the same `ApiError` (the server's message and issues).
+ */
+export function uploadWithProgress<T>(token: string | null, path: string, file: File, onProgress?: (share: number) => void): Promise<T> {
+  const form = new FormData();
+  form.append('file', file, file.name);
+  return new Promise<T>((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', path);
+    if (token) xhr.setRequestHeader('Authorization', `Bearer ${token}`);
+    xhr.upload.onprogress = (event) => {
+      if (event.lengthComputable && onProgress) onProgress(event.loaded / event.total);
+    };
+    xhr.onload = () => readAnswer<T>(new Response(xhr.responseText || null, { status: xhr.status })).then(resolve, reject);
+    xhr.onerror = () => reject(new Error('offline'));
+    xhr.send(form);
+  });
+}
+
 /** A message in one line of a list: its text, or the names of its files when it only carries files. */
 export const messagePreview = (m: ChatMessage): string => (m.body || (m.attachments ?? []).map((file) => file.name).join(', ')).slice(0, 60);
 

@@ -15,6 +15,7 @@ import { AccountView, TeamView } from './team-view.js';
 import { PostsView, sectionShown } from './posts-view.js';
 import { SettingsSlot, settingsShown } from './settings-slot.js';
 import { StructureSlot } from './structure-slot.js';
+import { MediaSlot } from './media-slot.js';
 import { PublicPage } from './auth-pages.js';
 import { PersonPanel } from './person-panel.js';
 import { FilterSelect, SearchBox } from './widgets.js';
@@ -103,6 +104,7 @@ const VIEWS: Record<Section, () => preact.JSX.Element> = {
   submissions: SubmissionsView,
   bookings: BookingsView,
   posts: PostsView,
+  media: MediaSlot,
   structure: StructureSlot,
   team: TeamView,
   account: AccountView,
@@ -123,6 +125,7 @@ const BADGES: Record<Section, () => number> = {
   submissions: () => submissions.waiting.value,
   bookings: () => bookings.pending.value.length,
   posts: () => 0,
+  media: () => 0,
   structure: () => 0,
   team: () => 0,
   account: () => 0,

@@ -1,33 +1,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { attempt, uploadFile, type FieldIssue } from './api.js';
-import { call, token, ws } from './store.js';
+import { attempt, type FieldIssue } from './api.js';
+import { altOf, getMedia, IMAGE_TYPES, isImage, listMedia, thumb, updateMedia, uploadMedia, type Media } from './media.js';
 import { t } from './strings.js';
 import * as posts from './posts.js';
 import type { Draft } from './post-draft.js';
 import { FormProblem } from './widgets.js';
-
-/** A media library file as the admin API answers it (`Media` in the OpenAPI document). */
-interface Media {
-  id: string;
-  name: string;
-  contentType: string;
-  width: number | null;
-  height: number | null;
-  alt: Record<string, string>;
-  url: string;
-}
-
-const isImage = (media: Media) => media.width !== null;
-/**
- * A small variant for thumbnails (160 px wide, never enlarged), from this origin: the console is served by the
- * server it edits, whatever its `PUBLIC_URL` says.
- */
-const thumb = (media: Media) => {
-  const url = new URL(media.url, location.href);
-  url.searchParams.set('w', '160');
-  return `${url.pathname}${url.search}`;
-};
-const altOf = (media: Media, locale: string) => media.alt[locale] ?? '';
 
 /**
  * The post's image, chosen from the media library: search existing images, or upload one; saved on its own as
@@ -50,7 +27,7 @@ export function PostImage({ draft, post }: { draft: Draft; post: posts.AdminPost
     const id = post.imageMediaId;
     if (current?.id === id) return;
     setCurrent(null);
-    if (id) void call<Media>('GET', `${ws()}/media/${id}`).then(setCurrent, () => undefined);
+    if (id) void getMedia(id).then(setCurrent, () => undefined);
   }, [post.imageMediaId]);
   /** Where focus goes once the next render is drawn: the search field on opening, the opening button on closing. */
   const focusNext = useRef<'search' | 'choose' | null>(null);
@@ -65,7 +42,7 @@ export function PostImage({ draft, post }: { draft: Draft; post: posts.AdminPost
   const search = async (event?: Event) => {
     event?.preventDefault();
     const q = query.trim();
-    const outcome = await attempt(() => call<{ items: Media[] }>('GET', `${ws()}/media?limit=50${q ? `&q=${encodeURIComponent(q)}` : ''}`));
+    const outcome = await attempt(() => listMedia(q));
     if (!outcome.ok) return setProblem(outcome.message);
     const images = outcome.value.items.filter(isImage);
     setFound(images);
@@ -107,10 +84,10 @@ export function PostImage({ draft, post }: { draft: Draft; post: posts.AdminPost
     setProblem('');
     setStatus(t.mediaUploading(file.name));
     const outcome = await attempt(async () => {
-      const media = await uploadFile<Media>(token.value, `${ws()}/media`, file);
+      const media = await uploadMedia(file);
       // The alt text typed is the new file's text in the post's language (the library keeps one per locale).
       const alt = newAlt.trim();
-      return alt ? call<Media>('PATCH', `${ws()}/media/${media.id}`, { alt: { [post.locale]: alt } }) : media;
+      return alt ? updateMedia(media.id, { alt: { [post.locale]: alt } }) : media;
     });
     input.value = '';
     if (!outcome.ok) {
@@ -192,7 +169,7 @@ export function PostImage({ draft, post }: { draft: Draft; post: posts.AdminPost
           </p>
           <p class="field">
             <label for="post-image-upload">{t.postImageUpload}</label>
-            <input id="post-image-upload" type="file" accept="image/jpeg,image/png,image/webp,image/avif,image/gif" onChange={(e) => void uploadAndUse(e.currentTarget)} />
+            <input id="post-image-upload" type="file" accept={IMAGE_TYPES} onChange={(e) => void uploadAndUse(e.currentTarget)} />
           </p>
         </div>
       )}

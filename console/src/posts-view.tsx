@@ -7,7 +7,7 @@ import * as posts from './posts.js';
 import { FilterSelect, SearchBox, when } from './widgets.js';
 
 /** The navigation leaves out what the member's role cannot use (the server refuses it anyway). */
-export const sectionShown = (section: Section) => (section !== 'posts' && section !== 'structure') || posts.writesContent.value;
+export const sectionShown = (section: Section) => (section !== 'posts' && section !== 'media' && section !== 'structure') || posts.writesContent.value;
 
 /** The editor is its own chunk, loaded the first time a post is opened. */
 type EditorModule = { PostEditor: ComponentType<{ id: string }> };

@@ -4,8 +4,8 @@ import { computed, signal } from '@preact/signals';
  * The team app's views live in the URL's hash (`#/submissions/<id>`): links from mails open the right view,
  * the browser's back button works, and nothing of the route (ids, one-time tokens) reaches a server log.
  */
-export type Section = 'inbox' | 'chats' | 'submissions' | 'bookings' | 'posts' | 'structure' | 'team' | 'account' | 'settings';
-export const SECTIONS: Section[] = ['inbox', 'chats', 'submissions', 'bookings', 'posts', 'structure', 'team', 'account', 'settings'];
+export type Section = 'inbox' | 'chats' | 'submissions' | 'bookings' | 'posts' | 'media' | 'structure' | 'team' | 'account' | 'settings';
+export const SECTIONS: Section[] = ['inbox', 'chats', 'submissions', 'bookings', 'posts', 'media', 'structure', 'team', 'account', 'settings'];
 
 /** Pages a mail's link or the login form opens: shown whether or not someone is logged in. */
 export type PublicPage = 'invitation' | 'reset-password' | 'forgot-password';
