@@ -95,22 +95,13 @@ async function sha256Of(path: string): Promise<string> {
  */
 export async function imaging() {
   const [{ default: sharp }, { fileTypeFromFile }] = await Promise.all([import('sharp'), import('file-type')]);
-  tuneOnce(sharp);
-  return { sharp, fileTypeFromFile };
-}
-
-let tuned = false;
-/**
- * libvips keeps the results of recent operations (up to 50 MB) in case the same one comes again, which it
- * never does here (each upload and each variant is made once, then stored), and gives every image as many
- * threads as there are cores while libuv already runs several images at once: both only raise the memory
- * a burst of uploads takes.
- */
-function tuneOnce(sharp: typeof import('sharp').default): void {
-  if (tuned) return;
-  tuned = true;
+  // libvips keeps the results of recent operations (up to 50 MB) in case the same one comes again, which it
+  // never does here (each upload and each variant is made once, then stored), and gives every image as many
+  // threads as there are cores while libuv already runs several images at once: both only raise the memory
+  // a burst of uploads takes. Process-wide settings, as cheap to set again as to check.
   sharp.cache(false);
   sharp.concurrency(1);
+  return { sharp, fileTypeFromFile };
 }
 
 const isAllowed = (mime: string | undefined): mime is AllowedType => (ALLOWED_TYPES as readonly string[]).includes(mime ?? '');
