@@ -34,6 +34,8 @@ const PUBLISHES = Number(process.env.BENCH_PUBLISHES ?? 2000);
 const TIMEOUT_S = Number(process.env.BENCH_WEBHOOK_TIMEOUT ?? 300);
 const HANDLER = process.env.BENCH_HANDLER;
 const PAGE_SIZE = 10;
+/** After a burst's last receipt: time for the outcomes to be recorded. */
+const SETTLE_MS = 3_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -183,6 +185,8 @@ await runBench(async (cleanup) => {
   const { publishedAt } = await node.ask<{ publishedAt: number[] }>('publish', { count: PUBLISHES, workspaceId: ws.id, prefix: 'scale' }, 600_000);
   const deadline = now() + TIMEOUT_S * 1000;
   while ((await receiver.ask<{ distinct: number }>('distinct')).distinct < PUBLISHES && now() <= deadline) await sleep(250);
+  // The outcomes are recorded after the receipts: their commands are the burst's too.
+  await sleep(SETTLE_MS);
   const burstAfter = await ops();
   const { receipts } = await receiver.ask<{ receipts: Record<string, number[]> }>('receipts', { prefix: 'scale' });
   const latencies = publishedAt.flatMap((at, i) => (receipts[`scale${i}`] ? [receipts[`scale${i}`][0] - at] : [])).sort((a, b) => a - b);

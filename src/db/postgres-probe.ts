@@ -72,7 +72,8 @@ function errorOf(body: Buffer): PostgresProbeError {
 /** One connection: resolves once the server is ready for queries. */
 export class PostgresSession {
   private buffered = Buffer.alloc(0);
-  private waiting: ((frame: { type: string; body: Buffer } | Error) => void) | null = null;
+  /** Handed the next whole message, or the connection's failure (told apart by shape: an error of another realm is no `instanceof Error` here). */
+  private waiting: ((next: { frame: { type: string; body: Buffer } } | { failure: Error }) => void) | null = null;
   private failure: Error | null = null;
 
   private constructor(private readonly socket: Socket) {
@@ -111,18 +112,18 @@ export class PostgresSession {
         const frame = { type: String.fromCharCode(this.buffered[0]), body: this.buffered.subarray(5, length + 1) };
         this.buffered = this.buffered.subarray(length + 1);
         this.waiting = null;
-        return take(frame);
+        return take({ frame });
       }
     }
     if (this.failure) {
       this.waiting = null;
-      take(this.failure);
+      take({ failure: this.failure });
     }
   }
 
   private next(): Promise<{ type: string; body: Buffer }> {
     return new Promise((done, reject) => {
-      this.waiting = (frame) => (frame instanceof Error ? reject(frame) : done(frame));
+      this.waiting = (next) => ('failure' in next ? reject(next.failure) : done(next.frame));
       this.deliver();
     });
   }
