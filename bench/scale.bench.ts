@@ -62,6 +62,19 @@ function postgresBackends(): number[] {
   return listed.status === 0 ? listed.stdout.split('\n').filter(Boolean).map(Number) : [];
 }
 
+/** What the PostgreSQL server processes of this run's database are running now (the idle window's culprits). */
+function postgresActiveQueries(): string[] {
+  const listed = spawnSync(
+    'psql',
+    [
+      '-h', '127.0.0.1', '-U', 'postgres', '-d', 'postgres', '-Atqc',
+      `SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 160) FROM pg_stat_activity WHERE state = 'active' AND datname LIKE 'hearth\\_test\\_%\\_${process.pid}'`,
+    ],
+    { encoding: 'utf8' },
+  );
+  return listed.status === 0 ? listed.stdout.split('\n').filter(Boolean) : [];
+}
+
 interface Timing {
   p50: number;
   p99: number;
@@ -122,7 +135,12 @@ await runBench(async (cleanup) => {
   const engineCpu = () => enginePids().reduce((sum, pid) => sum + cpuSeconds(pid), 0);
   const ops = () => node.ask<{ commands: number; jobCommands: number; cpuMicros: number }>('ops');
   const idleBefore = { engine: engineCpu(), pids: enginePids(), ops: await ops(), at: now() };
-  await sleep(WINDOW_S * 1000);
+  // On PostgreSQL, what its processes run, once a second: the statements an idle node keeps the engine busy with.
+  const seen = new Map<string, number>();
+  for (let second = 0; second < WINDOW_S; second += 1) {
+    await sleep(1000);
+    for (const query of postgresActiveQueries()) seen.set(query, (seen.get(query) ?? 0) + 1);
+  }
   // Server processes that began during the window count from zero; those that ended are not counted (none should).
   const pidsAfter = enginePids();
   const engineAfter = pidsAfter.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
@@ -137,6 +155,7 @@ await runBench(async (cleanup) => {
   console.log(
     `  idle: engine ${round(idle.engineCpu)}% of a core (${pidsAfter.length} processes), node ${round(idle.nodeCpu)}%, ${round(idle.commandsPerSecond, 2)} driver commands/s + ${round(idle.jobCommandsPerSecond, 2)}/s of the job queue; node ready in ${round(readySeconds)} s`,
   );
+  for (const [query, times] of [...seen].sort((a, b) => b[1] - a[1]).slice(0, 5)) console.log(`    running in ${times} of ${WINDOW_S} samples: ${query}`);
   const idleCommandsPerMs = idle.commandsPerSecond / 1000;
 
   /** `samples` requests one after the other: latency percentiles and driver commands per request. */
