@@ -169,7 +169,7 @@ await runBench(async (cleanup) => {
       latencies.push(now() - started);
     }
     const elapsed = now() - from;
-    const commands = ((await ops()).commands - before - idleCommandsPerMs * elapsed) / samples;
+    const commands = Math.max(0, (await ops()).commands - before - idleCommandsPerMs * elapsed) / samples;
     latencies.sort((a, b) => a - b);
     const timing = { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1)!, commands };
     console.log(`  ${name.padEnd(18)} p50 ${round(timing.p50)} ms, p99 ${round(timing.p99)} ms, max ${round(timing.max)} ms; ${round(timing.commands, 2)} driver commands each (${samples} requests)`);
