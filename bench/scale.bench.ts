@@ -155,7 +155,7 @@ await runBench(async (cleanup) => {
   console.log(
     `  idle: engine ${round(idle.engineCpu)}% of a core (${pidsAfter.length} processes), node ${round(idle.nodeCpu)}%, ${round(idle.commandsPerSecond, 2)} driver commands/s + ${round(idle.jobCommandsPerSecond, 2)}/s of the job queue; node ready in ${round(readySeconds)} s`,
   );
-  for (const [query, times] of [...seen].sort((a, b) => b[1] - a[1]).slice(0, 5)) console.log(`    running in ${times} of ${WINDOW_S} samples: ${query}`);
+  for (const [query, times] of [...seen].sort((a, b) => b[1] - a[1]).slice(0, 5)) console.log(`    seen ${times} times in ${WINDOW_S} samples (parallel workers count apart): ${query}`);
   const idleCommandsPerMs = idle.commandsPerSecond / 1000;
 
   /** `samples` requests one after the other: latency percentiles and driver commands per request. */
