@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig, type Config } from './config/config.js';
+import { chooseEmbeddedEngine, recordHandler } from './db/engine-choice.js';
 import { EngineUnavailableError, findFerretDb, installFerretDb, superviseFerretDb, type EmbeddedEngine } from './db/embedded-engine.js';
 import { randomToken } from './shared/crypto.js';
 import { createNode, shippedLogger } from './app/node.js';
@@ -46,12 +47,17 @@ async function main(): Promise<void> {
     try {
       const binary = findFerretDb(config.FERRETDB_BIN) ?? installFerretDb(projectRoot, (line) => logger.info(line));
       const engineDir = join(dataDir, 'ferretdb');
-      engine = await superviseFerretDb({ binary, dataDir: engineDir, pidFile: join(engineDir, 'engine.pid'), log: (line) => logger.info(line) }, {
+      const choice = await chooseEmbeddedEngine({ setting: config.EMBEDDED_ENGINE, postgresqlUrl: config.EMBEDDED_POSTGRESQL_URL, engineDir });
+      const handler = choice.engine === 'postgresql' ? 'postgresql' : 'sqlite';
+      logger.info({ handler, reason: choice.reason }, `local database engine: FerretDB on ${handler === 'postgresql' ? 'PostgreSQL' : 'SQLite'} (${choice.reason})`);
+      const postgresqlUrl = choice.engine === 'postgresql' ? choice.postgresqlUrl : undefined;
+      engine = await superviseFerretDb({ binary, dataDir: engineDir, postgresqlUrl, pidFile: join(engineDir, 'engine.pid'), log: (line) => logger.info(line) }, {
         info: (message) => logger.info(message),
         warn: (message) => logger.warn(message),
         error: (message) => logger.error(message),
       });
       mongoUri = engine.uri;
+      recordHandler(engineDir, handler);
       // However this process ends (a shutdown past its deadline, a crash), the engine ends with it; only a
       // SIGKILL of the server leaves it, and the next start ends it through the pid file.
       const started = engine;

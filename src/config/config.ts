@@ -74,6 +74,12 @@ const configSchema = z.object({
   /** Seed the demo workspace on start; default on outside production. */
   SEED_DEMO: bool.optional(),
   FERRETDB_BIN: z.string().optional(),
+  /** The embedded engine's handler when MONGODB_URI is unset: `auto` is PostgreSQL when reachable, else SQLite. */
+  EMBEDDED_ENGINE: z.enum(['auto', 'postgresql', 'sqlite']).default('auto'),
+  EMBEDDED_POSTGRESQL_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .default('postgres://postgres@127.0.0.1:5432/hearth'),
   /** Media uploads: the largest file accepted (bytes); a bigger upload is refused while it streams (413). */
   MEDIA_MAX_BYTES: z.coerce.number().int().min(1).default(20 * 1024 * 1024),
   /** Chat attachments: the largest file a visitor or agent may attach (bytes); a bigger upload is refused while it streams (413). */
