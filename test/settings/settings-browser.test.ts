@@ -72,6 +72,8 @@ async function openApp(user: { email: string }, options: { width?: number; local
 }
 
 const admin = (path: string, options: { method?: string; body?: unknown } = {}) => request(node.url, `/admin/workspaces/${ws.id}${path}`, { token: ws.token, ...options });
+/** The focus moves after the render (or the timer) the key press caused: wait for it to arrive. */
+const focusOn = (page: Page, id: string) => page.waitForFunction((wanted) => document.activeElement?.id === wanted, id, { timeout: 5_000 });
 const overflowsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
 
 test('an owner edits the workspace settings: a refused field shows its problem beside it, nothing typed is lost, and the fix persists', async () => {
@@ -149,12 +151,12 @@ test('an owner reveals and rotates the API key with a confirmation (keyboard onl
   // Rotation asks first; cancel keeps the key; yes (focused) rotates.
   await page.locator('#rotate-key').focus();
   await page.keyboard.press('Enter');
-  await expect(page.evaluate(() => document.activeElement.id)).resolves.toBe('rotate-key-yes');
+  await focusOn(page, 'rotate-key-yes');
   await page.keyboard.press('Escape');
-  await expect(page.evaluate(() => document.activeElement.id)).resolves.toBe('rotate-key');
+  await focusOn(page, 'rotate-key');
   expect((await request(node.url, '/external/workspace', { apiKey: ws.apiKey })).status).toBe(200);
   await page.keyboard.press('Enter');
-  await expect(page.evaluate(() => document.activeElement.id)).resolves.toBe('rotate-key-yes');
+  await focusOn(page, 'rotate-key-yes');
   expect(await axeViolations(page)).toEqual([]);
   await page.keyboard.press('Enter');
   await page.locator('#keys-status', { hasText: 'the old key no longer works' }).waitFor({ timeout: 10_000 });
@@ -184,7 +186,7 @@ test('a failing webhook endpoint: its secret shown once, its deliveries with the
   await page.locator('#create-endpoint button[type=submit]').click();
   const secret = (await page.locator('#new-secret-value').textContent({ timeout: 10_000 }))!;
   expect(secret).toMatch(/^whsec_/);
-  await expect(page.evaluate(() => document.activeElement.id)).resolves.toBe('secret-stored');
+  await focusOn(page, 'secret-stored');
   expect(await axeViolations(page)).toEqual([]);
   const [endpoint] = (await admin('/webhook-endpoints')).body.items as { id: string; events: string[] }[];
   expect(endpoint.events).toEqual(['*']);
