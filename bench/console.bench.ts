@@ -26,7 +26,7 @@
  * Last line: the JSON figures.
  */
 import { readFileSync } from 'node:fs';
-import { createConnection, Types } from 'mongoose';
+import { createConnection } from 'mongoose';
 import { dirname, join } from 'node:path';
 import { constants, gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext } from 'playwright-core';
@@ -39,8 +39,7 @@ import { launchChromium } from '../test/support/browser.js';
 import { activateChat, startChat } from '../test/livechat/support.js';
 import { buildConsole, CONSOLE_OUTFILE } from '../scripts/build-widget.mjs';
 import { postStore } from '../src/posts/posts.model.js';
-import { contentHash } from '../src/posts/publication.service.js';
-import { renderMarkdown } from '../src/posts/markdown.js';
+import { publishedForImport } from '../test/support/imported-posts.js';
 
 // Page-side code (init scripts, evaluate) runs in the browser; this project's tsconfig has no DOM types.
 declare const window: any;
@@ -164,23 +163,8 @@ async function seed(url: string, ws: WorkspaceFixture, engine: { uri: string; db
     try {
       const rows = Array.from({ length: POSTS - viaApi }, (_, n) => {
         const i = viaApi + n;
-        const content = {
-          slug: `post-${i}`,
-          canonicalSlug: `post-${i}`,
-          title: title(i),
-          metaDescription: `What we bake on day ${i}`,
-          imageUrl: '',
-          tags: [],
-          categoryId: null,
-          authorName: '',
-          customConfig: {},
-          contentMarkdown: markdown(i),
-          contentHtml: renderMarkdown(markdown(i)),
-          jsonLd: null,
-          imageMediaId: null,
-          bodyMediaIds: [],
-        };
-        return { type: 'blog', postTypeId: blog.id, locale: i % 2 ? 'de' : 'en', translationGroupId: new Types.ObjectId().toHexString(), content, publishedAt: new Date(Date.now() - n * 60_000), hash: contentHash(content) };
+        const fields = { slug: `post-${i}`, title: title(i), metaDescription: `What we bake on day ${i}`, markdown: markdown(i) };
+        return publishedForImport({ ...fields, postTypeId: blog.id, locale: i % 2 ? 'de' : 'en', publishedAt: new Date(Date.now() - n * 60_000) });
       });
       for (let from = 0; from < rows.length; from += 1000) await postStore(db).importPublished(ws.id, rows.slice(from, from + 1000));
     } finally {

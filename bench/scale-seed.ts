@@ -20,8 +20,7 @@ import { pathToFileURL } from 'node:url';
 import { createConnection, Types, type Connection } from 'mongoose';
 import type { Document } from 'mongodb';
 import { postStore } from '../src/posts/posts.model.js';
-import { contentHash } from '../src/posts/publication.service.js';
-import { renderMarkdown } from '../src/posts/markdown.js';
+import { publishedForImport } from '../test/support/imported-posts.js';
 
 export interface ScaleCounts {
   posts: number;
@@ -62,23 +61,8 @@ async function seedPosts(db: Connection, workspaceId: string, postTypeId: string
   for (let from = 0; from < total; from += BATCH) {
     const rows = [];
     for (let i = from; i < Math.min(total, from + BATCH); i += 1) {
-      const content = {
-        slug: `post-${i}`,
-        canonicalSlug: `post-${i}`,
-        title: i % 1000 === 7 ? `Rhubarb tart number ${i}` : `Bread number ${i}`,
-        metaDescription: `What we baked on day ${i}`,
-        imageUrl: '',
-        imageMediaId: null,
-        bodyMediaIds: [],
-        tags: [],
-        categoryId: null,
-        authorName: '',
-        customConfig: {},
-        contentMarkdown: markdown(i),
-        contentHtml: renderMarkdown(markdown(i)),
-        jsonLd: null,
-      };
-      rows.push({ type: 'blog', postTypeId, locale: 'en', translationGroupId: new Types.ObjectId().toHexString(), content, publishedAt: new Date(now - i * MINUTE), hash: contentHash(content) });
+      const title = i % 1000 === 7 ? `Rhubarb tart number ${i}` : `Bread number ${i}`;
+      rows.push(publishedForImport({ postTypeId, locale: 'en', slug: `post-${i}`, title, metaDescription: `What we baked on day ${i}`, markdown: markdown(i), publishedAt: new Date(now - i * MINUTE) }));
     }
     await store.importPublished(workspaceId, rows);
   }

@@ -7,7 +7,7 @@ import { BUCKET_SIZE } from '../../src/db/newest-first.js';
 import { createPost, deletePost, listPostsAdmin } from '../../src/posts/posts.service.js';
 import { postStore } from '../../src/posts/posts.model.js';
 import { listPostTypes } from '../../src/posts/post-types.service.js';
-import { contentHash } from '../../src/posts/publication.service.js';
+import { publishedForImport } from '../support/imported-posts.js';
 import { inbox as submissionInbox, markHandled, submit } from '../../src/submissions/submissions.service.js';
 import { listConversations, closeConversation } from '../../src/livechat/inbox.service.js';
 import { postVisitorMessage } from '../../src/livechat/messages.service.js';
@@ -43,26 +43,8 @@ async function findsOn<T>(collection: string, work: () => Promise<T>): Promise<{
   return { result, filters };
 }
 
-const markdown = (i: number) => `Day ${i}`;
-function imported(i: number, typeId: string) {
-  const content = {
-    slug: `imported-${i}`,
-    canonicalSlug: `imported-${i}`,
-    title: `Imported ${i}`,
-    metaDescription: '',
-    imageUrl: '',
-    imageMediaId: null,
-    bodyMediaIds: [],
-    tags: [],
-    categoryId: null,
-    authorName: '',
-    customConfig: {},
-    contentMarkdown: markdown(i),
-    contentHtml: `<p>${markdown(i)}</p>`,
-    jsonLd: null,
-  };
-  return { type: 'blog', postTypeId: typeId, locale: 'en', translationGroupId: new Types.ObjectId().toHexString(), content, publishedAt: new Date(), hash: contentHash(content) };
-}
+const imported = (i: number, postTypeId: string) =>
+  publishedForImport({ postTypeId, locale: 'en', slug: `imported-${i}`, title: `Imported ${i}`, markdown: `Day ${i}`, publishedAt: new Date() });
 
 describe('posts', () => {
   /** Every post of the workspace, newest created first, as the admin list must show them. */
