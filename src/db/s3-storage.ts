@@ -18,9 +18,17 @@ export interface S3StorageOptions {
  * S3 shows the object only when the upload is completed, and a failed or dropped upload is aborted (its
  * parts deleted), which is the store's own form of "write elsewhere, then make it visible".
  */
+/**
+ * Puts in flight at once on a node: the SDK holds each body in memory (up to a part, 5 MB) until it is sent,
+ * so a burst of 100 uploads held some 50 MB of them at a time; the others wait with their file on disk.
+ */
+const PUTS_AT_ONCE = 4;
+
 export class S3Storage implements ObjectStorage {
   readonly kind = 's3';
   private readonly client: S3Client;
+  private putsRunning = 0;
+  private readonly putsWaiting: (() => void)[] = [];
 
   constructor(private readonly options: S3StorageOptions) {
     this.client = new S3Client({
@@ -45,6 +53,17 @@ export class S3Storage implements ObjectStorage {
 
   async put(key: string, body: Readable, contentType: string): Promise<void> {
     assertSafeKey(key);
+    while (this.putsRunning >= PUTS_AT_ONCE) await new Promise<void>((resolve) => this.putsWaiting.push(resolve));
+    this.putsRunning += 1;
+    try {
+      await this.send(key, body, contentType);
+    } finally {
+      this.putsRunning -= 1;
+      this.putsWaiting.shift()?.();
+    }
+  }
+
+  private async send(key: string, body: Readable, contentType: string): Promise<void> {
     const upload = new Upload({
       client: this.client,
       params: { Bucket: this.options.bucket, Key: key, Body: body, ContentType: contentType },
