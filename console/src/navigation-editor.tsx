@@ -31,10 +31,12 @@ export function NavigationEditor({ id }: { id: string }) {
   /** Why the navigation could not be shown (gone, another workspace's, no connection). */
   const [failed, setFailed] = useState('');
   useEffect(() => {
+    const choices = navs.loadPostChoices();
     editor.load().then(
       () => {
         heading.current?.focus();
-        void navs.loadPostChoices(linkedPosts(editor.tree.value));
+        // After the newest posts (asked for below, alongside the navigation): only those older are read here.
+        void choices.then(() => navs.loadLinkedPosts(linkedPosts(editor.tree.value)));
       },
       (err: unknown) => setFailed(err instanceof Error ? err.message : String(err)),
     );

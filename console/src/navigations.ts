@@ -73,22 +73,27 @@ export interface PostChoice {
 export const postChoices = signal<PostChoice[]>([]);
 
 function rememberChoices(found: PostChoice[]): void {
+  if (found.length === 0) return;
   const byId = new Map(postChoices.value.map((post) => [post.id, post]));
   for (const { id, title, locale } of found) byId.set(id, { id, title, locale });
   postChoices.value = [...byId.values()];
 }
 
-/** The newest posts, and the `linked` ones that are not among them (each read by its id). */
-export async function loadPostChoices(linked: string[] = []): Promise<void> {
+/** The newest posts. */
+export async function loadPostChoices(): Promise<void> {
   try {
     rememberChoices((await call<{ items: PostChoice[] }>('GET', `${ws()}/posts?view=summary&limit=100`)).items);
-    const missing = [...new Set(linked)].filter((id) => id && !postChoices.value.some((post) => post.id === id));
-    // A post deleted since the item was saved stays unnamed: the save then says so beside the item.
-    const found = await Promise.all(missing.map((id) => call<PostChoice>('GET', `${ws()}/posts/${encodeURIComponent(id)}`).catch(() => null)));
-    rememberChoices(found.filter((post): post is PostChoice => post !== null));
   } catch (err) {
     error.value = err instanceof Error ? err.message : String(err);
   }
+}
+
+/** The `linked` posts not among the choices yet (older than the newest 100), each read by its id. */
+export async function loadLinkedPosts(linked: string[]): Promise<void> {
+  const missing = [...new Set(linked)].filter((id) => id && !postChoices.value.some((post) => post.id === id));
+  // A post deleted since the item was saved stays unnamed: the save then says so beside the item.
+  const found = await Promise.all(missing.map((id) => call<PostChoice>('GET', `${ws()}/posts/${encodeURIComponent(id)}`).catch(() => null)));
+  rememberChoices(found.filter((post): post is PostChoice => post !== null));
 }
 
 /** Posts whose title or slug contains `q` (any case), newest first, at most 20: kept as choices; their ids. */
