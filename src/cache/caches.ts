@@ -68,18 +68,22 @@ export class Caches {
     return this.bus.publish(dependencies.map((dependency) => contentTag(workspaceId, dependency, change === 'replaced')));
   }
 
-  /** The workspace's keys changed (rotation): lookups of its old keys go. */
+  /** The workspace's keys changed (rotation): lookups of its old keys go on every node before this resolves. */
   invalidateCredentials(workspaceId: string): Promise<void> {
-    return this.bus.publish([credentialsTag(workspaceId)]);
+    return this.bus.revoke([credentialsTag(workspaceId)]);
   }
 
+  /** A session ended (logout): every node forgets it before this resolves. */
   invalidateSession(tokenHash: string): Promise<void> {
-    return this.bus.publish([sessionTag(tokenHash)]);
+    return this.bus.revoke([sessionTag(tokenHash)]);
   }
 
-  /** The user's memberships (or the user) changed: their sessions and roles are looked up again. */
+  /**
+   * The user's memberships (or the user) changed: their sessions and roles are looked up again, on every
+   * node before this resolves (a removed member or a lowered role must not act once more).
+   */
   invalidateUser(userId: string): Promise<void> {
-    return this.bus.publish([userTag(userId)]);
+    return this.bus.revoke([userTag(userId)]);
   }
 
   /** The workspace's webhook endpoints changed: every node reads them again. */

@@ -7,11 +7,19 @@ export const INVALIDATE_CHANNELS = 'hearth:invalidate:*';
 const TAGS_CHANNEL = 'hearth:invalidate:tags';
 const PROBE_CHANNEL = 'hearth:invalidate:probe';
 const SHARED_CHANNEL = 'hearth:invalidate:shared';
+const REVOKE_CHANNEL = 'hearth:invalidate:revoke';
+/** Where a node hears that the others applied its revocation: outside the family, so only it receives them. */
+const appliedChannel = (nodeId: string) => `hearth:revocation-applied:${nodeId}`;
 
 /** How often a live subscription proves itself, and how long an echo may take before the node stops trusting it. */
 const PROBE_EVERY_MS = 5_000;
 const RETRY_EVERY_MS = 500;
 const PROBE_TIMEOUT_MS = 2_000;
+/**
+ * How long a revocation waits for the other nodes to apply it: as long as a probe may take, after which a
+ * node that has not heard its own echo stops trusting its caches anyway.
+ */
+const REVOCATION_TIMEOUT_MS = PROBE_TIMEOUT_MS;
 
 export type InvalidationHandler = (tags: string[]) => void;
 
@@ -26,7 +34,8 @@ export type SharedHandler = (entry: SharedEntry) => void;
 
 /**
  * Carries "these cached things changed" to every node: delivered in-process at once, and through Redis
- * pub/sub to the other nodes (and, on the same subscription, values one node hands the others: `share`). Caches may only be trusted while `live`: without Redis a node is alone and
+ * pub/sub to the other nodes (and, on the same subscription, values one node hands the others: `share`, and
+ * revocations, which wait until the others have applied them: `revoke`). Caches may only be trusted while `live`: without Redis a node is alone and
  * always live; with Redis, only while its subscription is proven (a probe it published came back), since
  * a node that cannot hear invalidations may be holding stale answers. When the subscription is proven
  * again after a gap, `onResync` handlers drop everything: messages of the gap may have been missed.
@@ -37,6 +46,9 @@ export class InvalidationBus {
   private readonly resyncHandlers: (() => void)[] = [];
   private readonly sharedHandlers: SharedHandler[] = [];
   private readonly probes = new Map<string, () => void>();
+  /** Revocations of this node waiting for the others, by id: called once per node that applied it. */
+  private readonly revocations = new Map<string, () => void>();
+  private revocationSeq = 0;
   private confirmed = false;
   private timer?: NodeJS.Timeout;
   private closed = false;
@@ -67,6 +79,7 @@ export class InvalidationBus {
     subscriber.on('ready', () => bus.schedule(0));
     await subscriber.connect();
     await subscriber.pSubscribe(INVALIDATE_CHANNELS, (message, channel) => bus.receive(channel, message));
+    await subscriber.subscribe(appliedChannel(bus.id), (revocation) => bus.revocations.get(revocation)?.());
     bus.confirmed = true;
     bus.schedule(PROBE_EVERY_MS);
     return bus;
@@ -116,6 +129,40 @@ export class InvalidationBus {
     return this.gathering.sent;
   }
 
+  /**
+   * Like `publish`, for what must stop on every node before the write that ended it is answered (a rotated
+   * key, a logout, a removed member): Redis acknowledges a publish before the other nodes have read it, so
+   * the client's next request could reach one that still remembers the old answer. Every node that receives
+   * a revocation drops its tags and then says so; this waits for as many of them as Redis delivered it to
+   * (this node included), at most `REVOCATION_TIMEOUT_MS`. Not grouped: revocations are rare.
+   */
+  async revoke(tags: string[]): Promise<void> {
+    this.deliver(tags);
+    if (!this.redis) return;
+    const revocation = `${this.id}:${++this.revocationSeq}`;
+    let applied = 0;
+    let receivers = Infinity;
+    let settle!: () => void;
+    const allApplied = new Promise<void>((resolve) => (settle = resolve));
+    this.revocations.set(revocation, () => {
+      if (++applied >= receivers) settle();
+    });
+    const timeout = setTimeout(() => {
+      this.logger.warn({ tags, applied, receivers }, 'revocation not confirmed by every node in time');
+      settle();
+    }, REVOCATION_TIMEOUT_MS);
+    try {
+      receivers = await this.redis.publish(REVOKE_CHANNEL, JSON.stringify({ from: this.id, revocation, tags }));
+      if (applied >= receivers) settle();
+      await allApplied;
+    } catch (error) {
+      this.logger.warn({ err: error, tags }, 'cache revocation not published');
+    } finally {
+      clearTimeout(timeout);
+      this.revocations.delete(revocation);
+    }
+  }
+
   private async send(tags: string[]): Promise<void> {
     try {
       await this.redis!.publish(TAGS_CHANNEL, JSON.stringify({ from: this.id, tags }));
@@ -156,12 +203,26 @@ export class InvalidationBus {
       return;
     }
     if (channel === SHARED_CHANNEL) return this.receiveShared(message);
+    if (channel === REVOKE_CHANNEL) return this.receiveRevocation(message);
     if (channel !== TAGS_CHANNEL) return;
     try {
       const { from, tags } = JSON.parse(message) as { from: string; tags: string[] };
       if (from !== this.id && Array.isArray(tags)) this.deliver(tags);
     } catch {
       this.logger.warn({ channel }, 'unreadable cache invalidation ignored');
+    }
+  }
+
+  /** Applies another node's revocation and tells it so (this node's own was applied when it was made). */
+  private receiveRevocation(message: string): void {
+    try {
+      const { from, revocation, tags } = JSON.parse(message) as { from: string; revocation: string; tags: string[] };
+      if (from === this.id) return this.revocations.get(revocation)?.();
+      if (typeof from !== 'string' || typeof revocation !== 'string' || !Array.isArray(tags)) return;
+      this.deliver(tags);
+      this.redis?.publish(appliedChannel(from), revocation).catch(() => undefined);
+    } catch {
+      this.logger.warn('unreadable cache revocation ignored');
     }
   }
 

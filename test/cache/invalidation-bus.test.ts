@@ -105,4 +105,57 @@ describe('InvalidationBus over Redis', () => {
     expect(here).toEqual(['credentials:now']);
     await sent;
   });
+
+  describe('a revocation (a rotated key, a logout, a removed member)', () => {
+    const REVOKE_CHANNEL = 'hearth:invalidate:revoke';
+    interface Revocation {
+      from: string;
+      revocation: string;
+      tags: string[];
+    }
+
+    /** A node that hears revocations but says it applied one only when the test lets it (a node busy elsewhere). */
+    async function slowNode() {
+      const received: Revocation[] = [];
+      const subscriber = await client();
+      await subscriber.pSubscribe('hearth:invalidate:*', (message, channel) => {
+        if (channel === REVOKE_CHANNEL) received.push(JSON.parse(message) as Revocation);
+      });
+      const publisher = await client();
+      return {
+        received,
+        applied: (revocation: Revocation) => publisher.publish(`hearth:revocation-applied:${revocation.from}`, revocation.revocation),
+        stop: () => subscriber.pUnsubscribe(),
+      };
+    }
+
+    test('is answered only once every other node has dropped what it revokes', async () => {
+      const { a, onB } = await twoNodes();
+      const slow = await slowNode();
+      let answered = false;
+      const revoked = a.revoke(['credentials:rotated']).then(() => (answered = true));
+      await until(() => slow.received.some(({ tags }) => tags.includes('credentials:rotated')));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(answered).toBe(false);
+      await slow.applied(slow.received.find(({ tags }) => tags.includes('credentials:rotated'))!);
+      await revoked;
+      // No waiting for B here: the answer itself says B has dropped it.
+      expect(onB).toContain('credentials:rotated');
+      await slow.stop();
+    });
+
+    test('a node that never says so holds it up for two seconds at most, and that is logged', async () => {
+      const warnings: string[] = [];
+      const watching = pino({ level: 'warn' }, { write: (line: string) => void warnings.push((JSON.parse(line) as { msg: string }).msg) });
+      const bus = await InvalidationBus.start(await client(), watching);
+      buses.push(bus);
+      const silent = await slowNode();
+      const startedAt = Date.now();
+      await bus.revoke(['session:unconfirmed']);
+      expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1_900);
+      expect(Date.now() - startedAt).toBeLessThan(4_000);
+      expect(warnings).toEqual(['revocation not confirmed by every node in time']);
+      await silent.stop();
+    });
+  });
 });

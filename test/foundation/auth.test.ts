@@ -191,7 +191,8 @@ describe('admin sessions and membership', () => {
 
 describe('two nodes on one database', () => {
   // Nodes remember resolved keys for a few seconds; they hear each other's rotations through Redis,
-  // which a deployment of several nodes has (without REDIS_URL a node is alone).
+  // which a deployment of several nodes has (without REDIS_URL a node is alone). The rotation is answered
+  // only once the other node has dropped the old key: Redis acknowledges a publish before subscribers read it.
   test('a rotation on one node revokes the old key on the other at once', async () => {
     const dbName = uniqueDbName();
     const a = await startTestNode({ dbName, redis: true });
