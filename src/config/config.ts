@@ -4,6 +4,9 @@ const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
+/** The largest object one S3 put carries (5 GiB): the bound of every upload size setting. */
+const MAX_STORED_OBJECT_BYTES = 5 * 1024 ** 3;
+
 const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -80,10 +83,13 @@ const configSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .default('postgres://postgres@127.0.0.1:5432/hearth'),
-  /** Media uploads: the largest file accepted (bytes); a bigger upload is refused while it streams (413). */
-  MEDIA_MAX_BYTES: z.coerce.number().int().min(1).default(20 * 1024 * 1024),
+  /**
+   * Media uploads: the largest file accepted (bytes); a bigger upload is refused while it streams (413). At
+   * most 5 GiB, what one S3 put carries.
+   */
+  MEDIA_MAX_BYTES: z.coerce.number().int().min(1).max(MAX_STORED_OBJECT_BYTES).default(20 * 1024 * 1024),
   /** Chat attachments: the largest file a visitor or agent may attach (bytes); a bigger upload is refused while it streams (413). */
-  CHAT_ATTACHMENT_MAX_BYTES: z.coerce.number().int().min(1).default(10 * 1024 * 1024),
+  CHAT_ATTACHMENT_MAX_BYTES: z.coerce.number().int().min(1).max(MAX_STORED_OBJECT_BYTES).default(10 * 1024 * 1024),
   /** Memory of each node for resized images recently delivered (LRU by size); 0 keeps none (the store still does). */
   MEDIA_VARIANT_CACHE_MB: z.coerce.number().min(0).default(64),
   /** Media storage: an S3-compatible store when the bucket is set, else the disk under `DATA_DIR/media`. */

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { assertSafeKey, StorageUnavailableError, type ObjectStorage, type StoredObject } from './object-storage.js';
+import { assertSafeKey, StorageUnavailableError, type ObjectBytes, type ObjectStorage, type StoredObject } from './object-storage.js';
 
 /** Errors of the disk itself (full, read-only, gone), as opposed to a missing file. */
 const DISK_FAULTS = new Set(['ENOSPC', 'EROFS', 'EACCES', 'EPERM', 'EIO', 'EDQUOT', 'ENOTDIR']);
@@ -31,7 +31,8 @@ export class DiskStorage implements ObjectStorage {
     return join(this.root, key);
   }
 
-  async put(key: string, body: Readable, _contentType: string): Promise<void> {
+  // A write that did not end is never renamed into place: the declared bytes need no check here.
+  async put(key: string, body: Readable, _bytes: ObjectBytes): Promise<void> {
     const target = this.pathOf(key);
     const temporary = join(this.incoming, randomBytes(12).toString('hex'));
     try {

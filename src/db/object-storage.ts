@@ -6,16 +6,28 @@ export interface StoredObject {
   size: number;
 }
 
+/** What is known of an object's bytes before they are stored. */
+export interface ObjectBytes {
+  contentType: string;
+  size: number;
+  /** Hex SHA-256 of the whole content. */
+  sha256: string;
+}
+
 /**
  * Where uploaded files and their variants live: the local disk under `DATA_DIR` (the embedded default)
  * or an S3-compatible store, chosen by configuration. An object appears at its key only once all its
- * bytes are written (a temporary file renamed into place; an S3 multipart upload completed), so a
+ * bytes are written (a temporary file renamed into place; an S3 put completed), so a
  * reader never sees half an object and a dropped write leaves nothing at the key. Failures of the store
  * itself (unreachable, refusing) are thrown as `StorageUnavailableError`.
  */
 export interface ObjectStorage {
   readonly kind: 'disk' | 's3';
-  put(key: string, body: Readable, contentType: string): Promise<void>;
+  /**
+   * Stores the bytes read from `body`, which must be exactly the ones `bytes` describes: told their length,
+   * S3 streams the put; told their hash, it refuses a body that ends early or differs instead of keeping it.
+   */
+  put(key: string, body: Readable, bytes: ObjectBytes): Promise<void>;
   /** null when nothing is stored at the key. */
   get(key: string): Promise<StoredObject | null>;
   /** Removes the object; nothing stored is not an error. */

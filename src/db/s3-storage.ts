@@ -1,7 +1,15 @@
 import type { Readable } from 'node:stream';
-import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, NoSuchKey, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import { assertSafeKey, StorageUnavailableError, type ObjectStorage, type StoredObject } from './object-storage.js';
+import {
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  NoSuchKey,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { assertSafeKey, StorageUnavailableError, type ObjectBytes, type ObjectStorage, type StoredObject } from './object-storage.js';
 
 export interface S3StorageOptions {
   bucket: string;
@@ -14,21 +22,15 @@ export interface S3StorageOptions {
 
 
 /**
- * Objects in one bucket of an S3-compatible store. A write is a multipart upload streamed in 5 MB parts:
- * S3 shows the object only when the upload is completed, and a failed or dropped upload is aborted (its
- * parts deleted), which is the store's own form of "write elsewhere, then make it visible".
+ * Objects in one bucket of an S3-compatible store. A write is one PutObject whose body streams from its
+ * source with its length declared, so no byte of it is held in memory beyond the socket's buffers (a
+ * multipart upload holds each 5 MB part until it is sent: 100 uploads at once took 300 MB). S3 shows the
+ * object only once the put completes, and a dropped or failed put leaves nothing at the key. One put
+ * carries at most 5 GiB, the bound of the upload size settings.
  */
-/**
- * Puts in flight at once on a node: the SDK holds each body in memory (up to a part, 5 MB) until it is sent,
- * so a burst of 100 uploads held some 50 MB of them at a time; the others wait with their file on disk.
- */
-const PUTS_AT_ONCE = 4;
-
 export class S3Storage implements ObjectStorage {
   readonly kind = 's3';
   private readonly client: S3Client;
-  private putsRunning = 0;
-  private readonly putsWaiting: (() => void)[] = [];
 
   constructor(private readonly options: S3StorageOptions) {
     this.client = new S3Client({
@@ -39,6 +41,9 @@ export class S3Storage implements ObjectStorage {
       credentials: options.accessKeyId && options.secretAccessKey ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } : undefined,
       // An unreachable store is answered 503 promptly rather than after the SDK's long default retries.
       maxAttempts: 2,
+      // Puts declare their SHA-256 (a stored object is whole or absent); one the SDK computed itself would wrap
+      // the streamed body in a stream of its own (aws-chunked) whose errors reach no one when the source fails.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
       requestHandler: { connectionTimeout: 2_000, requestTimeout: 30_000 },
     });
   }
@@ -51,30 +56,31 @@ export class S3Storage implements ObjectStorage {
     return new StorageUnavailableError(error);
   }
 
-  async put(key: string, body: Readable, contentType: string): Promise<void> {
+  async put(key: string, body: Readable, { contentType, size, sha256 }: ObjectBytes): Promise<void> {
     assertSafeKey(key);
-    while (this.putsRunning >= PUTS_AT_ONCE) await new Promise<void>((resolve) => this.putsWaiting.push(resolve));
-    this.putsRunning += 1;
+    // The SDK does not notice a source that fails midway (a client gone): it would wait for the missing bytes.
+    const sourceGone = new AbortController();
+    const abandon = (error?: Error) => {
+      if (!body.readableEnded && !sourceGone.signal.aborted) sourceGone.abort(error ?? new Error('the source of the put closed before its end'));
+    };
+    body.on('error', abandon);
+    body.once('close', abandon);
     try {
-      await this.send(key, body, contentType);
-    } finally {
-      this.putsRunning -= 1;
-      this.putsWaiting.shift()?.();
-    }
-  }
-
-  private async send(key: string, body: Readable, contentType: string): Promise<void> {
-    const upload = new Upload({
-      client: this.client,
-      params: { Bucket: this.options.bucket, Key: key, Body: body, ContentType: contentType },
-      queueSize: 2,
-      leavePartsOnError: false,
-    });
-    try {
-      await upload.done();
+      const put = new PutObjectCommand({
+        Bucket: this.options.bucket,
+        Key: key,
+        Body: body,
+        ContentType: contentType,
+        ContentLength: size,
+        ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64'),
+      });
+      await this.client.send(put, { abortSignal: sourceGone.signal });
     } catch (error) {
-      await upload.abort().catch(() => undefined);
+      body.destroy();
       throw this.unavailable(error);
+    } finally {
+      body.off('close', abandon);
+      body.off('error', abandon);
     }
   }
 

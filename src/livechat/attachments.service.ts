@@ -51,7 +51,7 @@ async function storeAndAppend(
   const messageId = new Types.ObjectId().toHexString();
   const attachmentId = randomBytes(16).toString('hex');
   const key = storageKey(conversation.workspaceId, conversation.id, messageId, attachmentId);
-  await deps.storage.put(key, createReadStream(file.path), file.contentType);
+  await deps.storage.put(key, createReadStream(file.path), file);
   const attachment: ChatAttachment = {
     id: attachmentId,
     name: file.name,

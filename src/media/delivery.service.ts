@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { Deps, MediaVariant } from '../deps.js';
 import type { StoredObject } from '../db/object-storage.js';
 import { fail } from '../shared/errors.js';
+import { sha256Hex } from '../shared/crypto.js';
 import type { FocalPoint, MediaItem } from './media.model.js';
 import { publicMedia, versionOf } from './media.service.js';
 import { imaging, MAX_INPUT_PIXELS } from './upload.js';
@@ -105,6 +106,6 @@ async function renderAndStore(deps: Deps, media: MediaItem, key: string, spec: R
   const bytes = await image.toFormat(spec.fm, spec.fm === 'avif' ? { effort: 2 } : {}).toBuffer();
   const variant = { bytes, contentType: CONTENT_TYPE_OF[spec.fm] };
   // The store keeps it for every node and every restart; failing to keep it costs only a later render.
-  await deps.storage.put(key, Readable.from([bytes]), variant.contentType).catch((error: unknown) => deps.logger.warn({ err: error, key }, 'media variant not stored'));
+  await deps.storage.put(key, Readable.from([bytes]), { contentType: variant.contentType, size: bytes.length, sha256: sha256Hex(bytes) }).catch((error: unknown) => deps.logger.warn({ err: error, key }, 'media variant not stored'));
   return variant;
 }

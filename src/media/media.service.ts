@@ -56,7 +56,7 @@ export async function uploadMedia(deps: Deps, workspace: Workspace, req: Incomin
     const store = mediaStore(deps.db);
     const id = store.newId();
     const folder = mediaFolder(workspace.id, id);
-    await deps.storage.put(`${folder}/original`, createReadStream(file.path), file.contentType);
+    await deps.storage.put(`${folder}/original`, createReadStream(file.path), file);
     try {
       return await store.create({
         workspaceId: workspace.id,

@@ -87,9 +87,9 @@ describe.each(['disk', 's3'] as const)('on the %s store', (kind) => {
     const put = storage.put.bind(storage);
     const variantPuts: string[] = [];
     // Counting what reaches the real store (no stand-in: each call still writes).
-    storage.put = (key, body, contentType) => {
+    storage.put = (key, body, bytes) => {
       if (key.includes('/variants/')) variantPuts.push(key);
-      return put(key, body, contentType);
+      return put(key, body, bytes);
     };
     try {
       const answers = await Promise.all(Array.from({ length: 6 }, () => fetchBytes(`${url}&w=640&fm=webp`)));

@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { DiskStorage } from '../../src/db/disk-storage.js';
@@ -23,6 +24,13 @@ afterAll(async () => {
   rmSync(diskRoot, { recursive: true, force: true });
 });
 
+/** What the store is told of bytes before it reads them. */
+const described = (bytes: Buffer | string, contentType = 'application/octet-stream') => ({
+  contentType,
+  size: Buffer.byteLength(bytes),
+  sha256: createHash('sha256').update(bytes).digest('hex'),
+});
+
 const text = async (body: Readable) => {
   const chunks: Buffer[] = [];
   for await (const chunk of body) chunks.push(chunk as Buffer);
@@ -38,9 +46,9 @@ describe.each(stores)('%s storage', (_kind, open) => {
   test('an object written is read back whole; deleting it (or its folder) leaves nothing', async () => {
     const store = open();
     try {
-      const big = 'x'.repeat(6 * 1024 * 1024 + 17); // more than one 5 MB multipart part
-      await store.put('media/w1/m1/original', Readable.from([Buffer.from(big)]), 'application/octet-stream');
-      await store.put('media/w1/m1/variants/a.webp', Readable.from([Buffer.from('variant')]), 'image/webp');
+      const big = 'x'.repeat(6 * 1024 * 1024 + 17); // more than a multipart upload's 5 MB part, in one put
+      await store.put('media/w1/m1/original', Readable.from([Buffer.from(big)]), described(big));
+      await store.put('media/w1/m1/variants/a.webp', Readable.from([Buffer.from('variant')]), described('variant', 'image/webp'));
       const read = await store.get('media/w1/m1/original');
       expect(read?.size).toBe(big.length);
       expect(await text(read!.body)).toBe(big);
@@ -60,8 +68,9 @@ describe.each(stores)('%s storage', (_kind, open) => {
     const store = open();
     try {
       const source = new PassThrough();
-      const writing = store.put('media/w2/dropped/original', source, 'image/png');
-      source.write(Buffer.alloc(6 * 1024 * 1024, 1));
+      const whole = Buffer.alloc(8 * 1024 * 1024, 1);
+      const writing = store.put('media/w2/dropped/original', source, described(whole, 'image/png'));
+      source.write(whole.subarray(0, 6 * 1024 * 1024));
       setTimeout(() => source.destroy(new Error('client went away')), 50);
       await expect(writing).rejects.toThrow();
       expect(await store.get('media/w2/dropped/original')).toBeNull();
@@ -71,11 +80,23 @@ describe.each(stores)('%s storage', (_kind, open) => {
     }
   });
 
+  // Same length: a shorter body would leave the store waiting for the rest (callers declare what they hold).
+  test('s3: bytes that differ from what the put declared are refused and nothing is kept', async () => {
+    const store = open();
+    try {
+      if (store.kind !== 's3') return;
+      await expect(store.put('media/w3/changed/original', Readable.from([Buffer.from('other bytes sent')]), described('the bytes meant!'))).rejects.toThrow();
+      expect(await store.get('media/w3/changed/original')).toBeNull();
+    } finally {
+      await store.close();
+    }
+  });
+
   test('keys the server did not make are refused before any I/O', async () => {
     const store = open();
     try {
       await expect(store.get('../etc/passwd')).rejects.toThrow(/unsafe storage key/);
-      await expect(store.put('/abs', Readable.from(['x']), 'text/plain')).rejects.toThrow(/unsafe storage key/);
+      await expect(store.put('/abs', Readable.from(['x']), described('x'))).rejects.toThrow(/unsafe storage key/);
     } finally {
       await store.close();
     }
@@ -88,7 +109,7 @@ describe('a store that cannot be used answers StorageUnavailableError', () => {
     const store = new S3Storage({ bucket: 'b', endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', accessKeyId: 'a', secretAccessKey: 'b' });
     try {
       await expect(store.get('media/x/y/original')).rejects.toBeInstanceOf(StorageUnavailableError);
-      await expect(store.put('media/x/y/original', Readable.from([Buffer.from('z')]), 'text/plain')).rejects.toBeInstanceOf(StorageUnavailableError);
+      await expect(store.put('media/x/y/original', Readable.from([Buffer.from('z')]), described('z'))).rejects.toBeInstanceOf(StorageUnavailableError);
     } finally {
       await store.close();
     }
@@ -107,7 +128,7 @@ describe('a store that cannot be used answers StorageUnavailableError', () => {
     const blocker = join(diskRoot, 'not-a-folder');
     writeFileSync(blocker, 'x');
     const store = new DiskStorage(join(blocker, 'media'));
-    await expect(store.put('media/x/y/original', Readable.from([Buffer.from('z')]), 'text/plain')).rejects.toBeInstanceOf(StorageUnavailableError);
+    await expect(store.put('media/x/y/original', Readable.from([Buffer.from('z')]), described('z'))).rejects.toBeInstanceOf(StorageUnavailableError);
     await expect(store.get('media/x/y/original')).rejects.toBeInstanceOf(StorageUnavailableError);
   });
 });
