@@ -22,6 +22,9 @@ describe('configuration', () => {
     ['KEY_ENCRYPTION_SECRET', 'short'],
     ['NODE_ROLE', 'both'],
     ['CHAT_ATTACHMENT_MAX_BYTES', '0'],
+    // One S3 put carries at most 5 GiB.
+    ['MEDIA_MAX_BYTES', String(5 * 1024 ** 3 + 1)],
+    ['CHAT_ATTACHMENT_MAX_BYTES', String(5 * 1024 ** 3 + 1)],
     ['ADMIN_EMAIL', 'not-an-email'],
   ])('a wrong %s (%s) is rejected naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
@@ -30,6 +33,11 @@ describe('configuration', () => {
     } catch (error) {
       expect((error as Error).message).toContain(name);
     }
+  });
+
+  test('an upload limit of exactly 5 GiB is accepted', () => {
+    const limit = String(5 * 1024 ** 3);
+    expect(loadConfig({ MEDIA_MAX_BYTES: limit, CHAT_ATTACHMENT_MAX_BYTES: limit }).MEDIA_MAX_BYTES).toBe(5 * 1024 ** 3);
   });
 
   test('production requires an encryption secret for stored keys', () => {
