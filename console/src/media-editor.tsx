@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { attempt, type FieldIssue } from './api.js';
-import { deleteMedia, isImage, sizeText, updateMedia, variant, type Media } from './media.js';
+import { deleteMedia, isImage, sizeText, updateMedia, usesOf, variant, type Media, type MediaUse } from './media.js';
 import { hrefOf } from './router.js';
 import { t } from './strings.js';
 import { AskFirst, Field, FormProblem, text, useSubmit, when } from './widgets.js';
@@ -21,7 +21,7 @@ export function MediaEditor(props: { media: Media; locales: string[]; onSaved: (
   const [x, setX] = useState(typedOf(media.focalPoint?.x));
   const [y, setY] = useState(typedOf(media.focalPoint?.y));
   const [status, setStatus] = useState('');
-  const [uses, setUses] = useState<FieldIssue[]>([]);
+  const [uses, setUses] = useState<MediaUse[]>([]);
   useEffect(() => {
     document.getElementById('media-editor-title')?.focus();
   }, []);
@@ -49,9 +49,9 @@ export function MediaEditor(props: { media: Media; locales: string[]; onSaved: (
       props.onDeleted(media);
       return null;
     }
-    const posts = outcome.issues.filter((issue) => issue.path.startsWith('posts.'));
-    setUses(posts);
-    return posts.length > 0 ? t.mediaInUse : outcome.message;
+    const found = await usesOf(outcome.issues);
+    setUses(found);
+    return found.length > 0 ? t.mediaInUse : outcome.message;
   };
 
   const pick = (event: MouseEvent) => {
@@ -144,16 +144,13 @@ export function MediaEditor(props: { media: Media; locales: string[]; onSaved: (
         <section aria-labelledby="media-uses-title">
           <h3 id="media-uses-title">{t.mediaUsedBy}</h3>
           <ul id="media-uses" class="plain">
-            {uses.map((use) => {
-              const postId = use.path.slice('posts.'.length);
-              return (
-                <li key={use.path}>
-                  <a href={hrefOf('posts', postId)} data-post-id={postId}>
-                    {use.message}
-                  </a>
-                </li>
-              );
-            })}
+            {uses.map(({ postId, shownAs, post }) => (
+              <li key={postId}>
+                <a href={hrefOf('posts', postId)} data-post-id={postId}>
+                  {t.mediaShownBy(shownAs, post)}
+                </a>
+              </li>
+            ))}
           </ul>
         </section>
       )}

@@ -1,4 +1,4 @@
-import { ApiError, uploadWithProgress, type Page } from './api.js';
+import { ApiError, uploadWithProgress, type FieldIssue, type Page } from './api.js';
 import { call, logout, token, ws } from './store.js';
 
 /** A media library file as the admin API answers it (`Media` in the OpenAPI document). */
@@ -32,6 +32,30 @@ export const variant = (media: Media, width: 160 | 320 | 640) => {
   return `${url.pathname}${url.search}`;
 };
 export const thumb = (media: Media) => variant(media, 160);
+
+/** A published post that shows a file, and how (a refused delete names them): with its title when it is still there. */
+export interface MediaUse {
+  postId: string;
+  shownAs: ShownAs[];
+  post: { title: string; locale: string } | null;
+}
+export type ShownAs = 'image' | 'body';
+
+/** The uses a refused delete names (issues `posts.<id>.image` and `posts.<id>.body`), each post read for its title. */
+export async function usesOf(issues: FieldIssue[]): Promise<MediaUse[]> {
+  const byPost = new Map<string, ShownAs[]>();
+  for (const { path } of issues) {
+    const [scope, postId, shownAs] = path.split('.');
+    if (scope === 'posts' && postId && (shownAs === 'image' || shownAs === 'body')) byPost.set(postId, [...(byPost.get(postId) ?? []), shownAs]);
+  }
+  return Promise.all(
+    [...byPost].map(async ([postId, shownAs]) => ({
+      postId,
+      shownAs,
+      post: await call<{ title: string; locale: string }>('GET', `${ws()}/posts/${encodeURIComponent(postId)}`).catch(() => null),
+    })),
+  );
+}
 
 const mediaPath = (id: string) => `${ws()}/media/${encodeURIComponent(id)}`;
 

@@ -500,6 +500,8 @@ const en = {
   mediaKeep: 'Keep it',
   mediaInUse: 'Not deleted: published posts show this file. Unpublish them, or change their image and text, first.',
   mediaUsedBy: 'Where it is shown',
+  mediaShownBy: (shownAs: ('image' | 'body')[], post: { title: string; locale: string } | null) =>
+    `${shownAs.map((use) => (use === 'image' ? 'image' : 'text')).join(' and ')} of ${post ? `the published post “${post.title}” (${post.locale})` : 'a published post'}`.replace(/^./, (first) => first.toUpperCase()),
   mediaDeleted: (name: string) => `${name} deleted.`,
   mediaNotFound: 'This file is not in the media library.',
 };
@@ -1004,6 +1006,8 @@ const de: Strings = {
   mediaKeep: 'Behalten',
   mediaInUse: 'Nicht gelöscht: veröffentlichte Beiträge zeigen diese Datei. Zuerst depublizieren oder deren Bild und Text ändern.',
   mediaUsedBy: 'Wo sie gezeigt wird',
+  mediaShownBy: (shownAs, post) =>
+    `${shownAs.map((use) => (use === 'image' ? 'Bild' : 'Text')).join(' und ')} ${post ? `des veröffentlichten Beitrags „${post.title}“ (${post.locale})` : 'eines veröffentlichten Beitrags'}`,
   mediaDeleted: (name) => `${name} gelöscht.`,
   mediaNotFound: 'Diese Datei ist nicht in der Mediathek.',
 };

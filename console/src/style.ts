@@ -53,7 +53,7 @@ button[type=submit]{background:#1f4fd1;color:#fff}
 button.danger{background:#9b1c1c;border-color:#9b1c1c;color:#fff}
 .people{list-style:none;margin:0;padding:0;display:flex;flex-direction:column;gap:8px}
 .people li{display:flex;flex-wrap:wrap;gap:6px 10px;align-items:center;padding:8px 0;border-bottom:1px solid #e3e0d8}
-.people .who{font-weight:600}.people .muted{overflow-wrap:anywhere}.confirm{display:flex;flex-wrap:wrap;gap:6px;align-items:center}
+.people .who{font-weight:600}.people .muted{overflow-wrap:anywhere}.confirm{display:flex;flex-wrap:wrap;gap:6px;align-items:center}.confirm p{overflow-wrap:anywhere;min-width:0}
 .person{margin-top:16px;border-top:1px solid #e3e0d8;padding-top:8px}.person h4{margin:8px 0 4px;font-size:.95rem}
 .field{display:flex;flex-direction:column;gap:4px;margin:0}.narrow{max-width:480px}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}

@@ -24,7 +24,7 @@ export const postMediaRoutes: RouteDef[] = [
     auth: 'member',
     role: 'editor',
     params: mediaParams,
-    responses: { 204: 'Deleted.', 404: 'No such file in this workspace.', 409: 'A published post shows the file (`media_in_use`).' },
+    responses: { 204: 'Deleted.', 404: 'No such file in this workspace.', 409: 'A published post shows the file (`media_in_use`); one issue per use, path `posts.<id>.image` or `posts.<id>.body`.' },
     handle: async ({ deps, workspace, params }) => {
       await deleteMediaUnlessPublished(deps, workspace, params.mid);
       return { status: 204 };

@@ -135,7 +135,7 @@ export function resolveBody(deps: Deps, workspace: Workspace, media: Map<string,
 
 /**
  * Deletes a media item unless a published post shows it (as its image or in its body): 409 `media_in_use`
- * naming those posts. A draft's use does not keep it (that draft's next publish is refused until it is
+ * naming those posts and how each shows it. A draft's use does not keep it (that draft's next publish is refused until it is
  * changed). The check and the removal run under the item's lock, which a publish showing it also takes.
  */
 export async function deleteMediaUnlessPublished(deps: Deps, workspace: Workspace, id: string): Promise<void> {
@@ -144,7 +144,8 @@ export async function deleteMediaUnlessPublished(deps: Deps, workspace: Workspac
     if (users.length === 0) return;
     const names = users.map((post) => `"${post.title}" (${post.id})`).join(', ');
     throw fail('media_in_use', `This media item is shown by published posts: ${names}. Unpublish them or change their image and body first.`, {
-      issues: users.map((post) => ({ path: `posts.${post.id}`, message: `${post.as.join(' and ')} of the published post "${post.title}" (${post.locale})` })),
+      // One issue per use, `posts.<id>.image` or `posts.<id>.body`: a client in another language words it itself.
+      issues: users.flatMap((post) => post.as.map((use) => ({ path: `posts.${post.id}.${use}`, message: `${use} of the published post "${post.title}" (${post.locale})` }))),
     });
   });
 }

@@ -212,6 +212,24 @@ test('at 375 px in German: the list and an open file fit without sideways scroll
   await page.keyboard.press('Enter');
   await eventually(async () => (await focused(page)) === `media-${long.body.id}`);
   expect(await overflowsSideways(page)).toBe(false);
+
+  // A refused delete names the post that shows the file, and how, in German (the server's refusal is English);
+  // the question naming a long file name wraps.
+  const post = (
+    await admin('/posts', { body: { locale: 'de', slug: 'unser-brot', title: 'Unser Brot', imageMediaId: long.body.id, contentMarkdown: `![Brot](media:${long.body.id})` } })
+  ).body;
+  expect((await admin(`/posts/${post.id}/publish`, { method: 'POST', body: {} })).status).toBe(200);
+  await page.locator(`#media-${long.body.id}`).focus();
+  await page.keyboard.press('Enter');
+  await page.locator('#media-delete').waitFor();
+  await page.locator('#media-delete').focus();
+  await page.keyboard.press('Enter');
+  await page.locator('#media-delete-confirm').focus();
+  await page.keyboard.press('Enter');
+  await page.locator('#media-delete-problem', { hasText: 'Nicht gelöscht' }).waitFor();
+  await expect(page.locator(`#media-uses a[data-post-id="${post.id}"]`).textContent()).resolves.toBe('Bild und Text des veröffentlichten Beitrags „Unser Brot“ (de)');
+  expect(await overflowsSideways(page)).toBe(false);
+  expect(await axeViolations(page)).toEqual([]);
   expect(errors).toEqual([]);
   await context.close();
 }, 60_000);

@@ -229,7 +229,7 @@ describe('deleting media a post uses', () => {
     expect(refused.status).toBe(409);
     expect(refused.body.code).toBe('media_in_use');
     expect(refused.body.message).toContain('"With a cover"');
-    expect(refused.body.issues).toEqual([{ path: `posts.${post.id}`, message: expect.stringContaining('image of the published post "With a cover"') }]);
+    expect(refused.body.issues).toEqual([{ path: `posts.${post.id}.image`, message: expect.stringContaining('image of the published post "With a cover"') }]);
     // Still there, and still served.
     expect((await request(node.url, `/admin/workspaces/${ws.id}/media/${image.id}`, { token: ws.token })).status).toBe(200);
     expect((await external(ws, '/posts/cover')).body.image.id).toBe(image.id);
@@ -251,7 +251,7 @@ describe('deleting media a post uses', () => {
     const post = await admin.published({ slug: 'inline', title: 'Inline', contentMarkdown: `![a](media:${image.id})` });
     const refused = await deleteMedia(ws, image.id);
     expect(refused.status).toBe(409);
-    expect(refused.body.issues[0]).toEqual({ path: `posts.${post.id}`, message: expect.stringContaining('body of the published post "Inline"') });
+    expect(refused.body.issues[0]).toEqual({ path: `posts.${post.id}.body`, message: expect.stringContaining('body of the published post "Inline"') });
   });
 
   test('used only by a draft (or by the unpublished draft of a published post): deletes', async () => {
