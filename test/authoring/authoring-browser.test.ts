@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axeViolations, launchChromium } from '../support/browser.js';
+import { axeViolations, launchChromium, openConsole, overflowsSideways } from '../support/browser.js';
 import { createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { buildConsole } from '../../scripts/build-widget.mjs';
@@ -58,25 +58,12 @@ afterAll(async () => {
   await new Promise((resolve) => site?.server.close(resolve));
 });
 
-async function openApp(user: { email: string }, options: { width?: number; locale?: string; hash?: string; context?: BrowserContext } = {}) {
-  const context = options.context ?? (await browser.newContext({ locale: options.locale ?? 'en-US', viewport: { width: options.width ?? 1280, height: 900 } }));
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(`${node.url}/console${options.hash ?? '#/posts'}`);
-  if (!options.context) {
-    await page.locator('#email').fill(user.email);
-    await page.locator('#password').fill(PASSWORD);
-    await page.locator('#password').press('Enter');
-  }
-  await page.locator('#workspace').waitFor({ state: 'visible', timeout: 10_000 });
-  if ((await page.locator('#workspace').inputValue()) !== ws.id) await page.locator('#workspace').selectOption(ws.id);
-  return { context, page, errors };
-}
+/** `context`: a context already signed in (a second tab of the same person). */
+const openApp = (user: { email: string }, options: { width?: number; locale?: string; hash?: string; context?: BrowserContext } = {}) =>
+  openConsole(browser, node.url, ws.id, { ...options, hash: options.hash ?? '#/posts', user: options.context ? undefined : { email: user.email, password: PASSWORD } });
 
 const admin = (path: string, options: { method?: string; body?: unknown } = {}) => request(node.url, `/admin/workspaces/${ws.id}${path}`, { token: ws.token, ...options });
 const savedState = (page: Page) => page.locator('#save-state[data-state=saved]').waitFor({ timeout: 10_000 });
-const overflowsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
 const idInHash = (page: Page) => /#\/posts\/([0-9a-f]{24})$/.exec(page.url())?.[1];
 
 async function createPost(slug: string, title: string, markdown = 'Hello') {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
-import { axeViolations, launchChromium } from '../support/browser.js';
+import { axeViolations, launchChromium, openConsole, overflowsSideways } from '../support/browser.js';
 import { createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { buildConsole } from '../../scripts/build-widget.mjs';
@@ -34,24 +34,12 @@ afterAll(async () => {
   await node?.stop();
 });
 
-async function openApp(user: { email: string }, options: { width?: number; locale?: string; hash?: string } = {}) {
-  const context = await browser.newContext({ locale: options.locale ?? 'en-US', viewport: { width: options.width ?? 1280, height: 900 } });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(`${node.url}/console${options.hash ?? '#/structure'}`);
-  await page.locator('#email').fill(user.email);
-  await page.locator('#password').fill(PASSWORD);
-  await page.locator('#password').press('Enter');
-  await page.locator('#workspace').waitFor({ state: 'visible', timeout: 10_000 });
-  if ((await page.locator('#workspace').inputValue()) !== ws.id) await page.locator('#workspace').selectOption(ws.id);
-  return { context, page, errors };
-}
+const openApp = (user: { email: string }, options: { width?: number; locale?: string; hash?: string } = {}) =>
+  openConsole(browser, node.url, ws.id, { ...options, hash: options.hash ?? '#/structure', user: { email: user.email, password: PASSWORD } });
 
 const admin = (path: string, options: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) => request(node.url, `/admin/workspaces/${ws.id}${path}`, { token: ws.token, ...options });
 /** The focus moves after the render the key press caused: wait for it to arrive. */
 const focusOn = (page: Page, id: string) => page.waitForFunction((wanted) => document.activeElement?.id === wanted, id, { timeout: 5_000 });
-const overflowsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
 /** Focus and Enter: how a keyboard user presses a button. */
 async function press(page: Page, selector: string, key = 'Enter') {
   await page.locator(selector).focus();

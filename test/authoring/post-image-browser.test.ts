@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import type { Browser } from 'playwright-core';
-import { axeViolations, launchChromium } from '../support/browser.js';
+import { axeViolations, launchChromium, openConsole } from '../support/browser.js';
 import { createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { buildConsole } from '../../scripts/build-widget.mjs';
@@ -43,16 +43,7 @@ test('choose, upload and remove the post image by keyboard', async () => {
   await upload(node.url, ws.id, ws.token, await png(400, 300), 'croissant.png');
   const post = (await admin('/posts', { body: { locale: 'en', slug: 'pictured', title: 'Pictured' } })).body;
 
-  const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(`${node.url}/console#/posts/${post.id}`);
-  await page.locator('#email').fill(editor.email);
-  await page.locator('#password').fill(PASSWORD);
-  await page.locator('#password').press('Enter');
-  await page.locator('#workspace').waitFor({ state: 'visible', timeout: 10_000 });
-  if ((await page.locator('#workspace').inputValue()) !== ws.id) await page.locator('#workspace').selectOption(ws.id);
+  const { context, page, errors } = await openConsole(browser, node.url, ws.id, { hash: `#/posts/${post.id}`, user: { email: editor.email, password: PASSWORD } });
   await page.locator('#post-image-choose').waitFor({ timeout: 10_000 });
   await expect(page.locator('#post-image-none').textContent()).resolves.toContain('No image');
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
-import { axeViolations, launchChromium } from '../support/browser.js';
+import { axeViolations, launchChromium, openConsole, overflowsSideways } from '../support/browser.js';
 import { createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { buildConsole } from '../../scripts/build-widget.mjs';
@@ -18,7 +18,7 @@ import { png, svgWithScript, upload } from './media-files.js';
  * and needs no sideways scrolling.
  */
 
-declare const document: { activeElement: { id: string } | null; documentElement: { scrollWidth: number; clientWidth: number } };
+declare const document: { activeElement: { id: string } | null };
 declare const DataTransfer: new () => { items: { add(file: File): void } };
 
 let node: HearthNode;
@@ -45,23 +45,9 @@ afterAll(async () => {
 
 const admin = (path: string, options: { method?: string; body?: unknown } = {}) => request(node.url, `/admin/workspaces/${ws.id}${path}`, { token: ws.token, ...options });
 const focused = (page: Page) => page.evaluate(() => document.activeElement?.id ?? '');
-const overflowsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
 
-async function openApp(user: { email: string }, options: { width?: number; locale?: string; hash?: string } = {}) {
-  const context = await browser.newContext({ locale: options.locale ?? 'en-US', viewport: { width: options.width ?? 1280, height: 900 } });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  const requested: string[] = [];
-  page.on('request', (req) => requested.push(req.url()));
-  await page.goto(`${node.url}/console${options.hash ?? '#/media'}`);
-  await page.locator('#email').fill(user.email);
-  await page.locator('#password').fill(PASSWORD);
-  await page.locator('#password').press('Enter');
-  await page.locator('#workspace').waitFor({ state: 'visible', timeout: 10_000 });
-  if ((await page.locator('#workspace').inputValue()) !== ws.id) await page.locator('#workspace').selectOption(ws.id);
-  return { context, page, errors, requested };
-}
+const openApp = (user: { email: string }, options: { width?: number; locale?: string; hash?: string } = {}) =>
+  openConsole(browser, node.url, ws.id, { ...options, hash: options.hash ?? '#/media', user: { email: user.email, password: PASSWORD } });
 
 test('an editor uploads an image, sets its alt texts and focal point by keyboard, searches, and deletes it once no published post shows it', async () => {
   await upload(node.url, ws.id, ws.token, await png(300, 200), 'croissant.png');

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
 /** Headless Chromium found (or installed) by the global setup; see test/support/system-tools.ts. */
 export function launchChromium(): Promise<Browser> {
@@ -53,3 +53,45 @@ export async function axeViolations(page: Page): Promise<string[]> {
     return violations.map((v) => `${v.id} (${v.impact}, ${v.nodes.length} nodes): ${v.nodes.slice(0, 3).map((n) => n.html.slice(0, 160)).join(' | ')}`);
   });
 }
+
+/** The team app in a browser context: the page, the errors it threw and the URLs it asked for. */
+export interface ConsolePage {
+  context: BrowserContext;
+  page: Page;
+  errors: string[];
+  requested: string[];
+}
+
+/**
+ * Opens the team app at `hash` of the node at `nodeUrl` and picks `workspaceId`: in a new context (`width`,
+ * `locale`) where `user` signs in, or in `context`, already signed in.
+ */
+export async function openConsole(
+  browser: Browser,
+  nodeUrl: string,
+  workspaceId: string,
+  options: { hash: string; user?: { email: string; password: string }; width?: number; locale?: string; context?: BrowserContext },
+): Promise<ConsolePage> {
+  const context = options.context ?? (await browser.newContext({ locale: options.locale ?? 'en-US', viewport: { width: options.width ?? 1280, height: 900 } }));
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  const requested: string[] = [];
+  page.on('request', (req) => requested.push(req.url()));
+  await page.goto(`${nodeUrl}/console${options.hash}`);
+  if (options.user) {
+    await page.locator('#email').fill(options.user.email);
+    await page.locator('#password').fill(options.user.password);
+    await page.locator('#password').press('Enter');
+  }
+  await page.locator('#workspace').waitFor({ state: 'visible', timeout: 10_000 });
+  if ((await page.locator('#workspace').inputValue()) !== workspaceId) await page.locator('#workspace').selectOption(workspaceId);
+  return { context, page, errors, requested };
+}
+
+/** Whether the page scrolls sideways (at 375 px nothing may). */
+export const overflowsSideways = (page: Page) =>
+  page.evaluate(() => {
+    const { documentElement } = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document;
+    return documentElement.scrollWidth > documentElement.clientWidth;
+  });

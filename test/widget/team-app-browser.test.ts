@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
-import { axeViolations, launchChromium } from '../support/browser.js';
+import { axeViolations, launchChromium, overflowsSideways } from '../support/browser.js';
 import { OPERATOR, createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
 import { book, configure, everyDay } from '../appointments/helpers.js';
 import { activateChat, startChat } from '../livechat/support.js';
@@ -64,7 +64,6 @@ async function withApp(run: (page: Page) => Promise<void>, options: { width?: nu
   }
 }
 
-const overflowsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
 
 test('a submission arrives live, is answered by e-mail from the app with the keyboard only, and counts as handled', async () => {
   await withApp(async (page) => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axeViolations, launchChromium } from '../support/browser.js';
+import { axeViolations, launchChromium, overflowsSideways } from '../support/browser.js';
 import { OPERATOR, createWorkspace, eventually, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
 import { startSmtp, type ReceivedMail } from '../email/smtp.js';
 import type { HearthNode } from '../../src/app/node.js';
@@ -12,7 +12,6 @@ import { buildConsole } from '../../scripts/build-widget.mjs';
  * changes their role and removes them while their console is open; a forgotten password is reset by its link.
  */
 
-declare const document: any;
 declare const sessionStorage: any;
 
 let node: HearthNode;
@@ -60,7 +59,6 @@ async function logIn(page: Page, email: string, password: string): Promise<void>
   await eventually(async () => (await page.locator('#live').textContent()) === 'live', 10_000);
 }
 
-const overflowsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
 
 test('an owner invites a colleague from the app; the link works once; the owner makes them editor, then removes them and their open console ends', async () => {
   const owner = await open({ hash: '#/team' });
