@@ -1,7 +1,7 @@
 import { batch, computed, signal } from '@preact/signals';
 import { io, type Socket } from 'socket.io-client';
 import type { AgentServerEvents, ChatMessage, ClientEvents, ConversationStatus, MessageCreated } from '../../src/realtime/events.js';
-import { NAMESPACES } from '../../src/realtime/events.js';
+import { CLIENT_TRANSPORTS, NAMESPACES } from '../../src/realtime/events.js';
 import { rememberFirstList } from './prefetch.js';
 import { api, ApiError, storeToken, storedToken, takePrefetched, visitorLabel, type Conversation, type Page, type Workspace } from './api.js';
 import { alert } from './alerts.js';
@@ -410,7 +410,7 @@ async function recheck(ended: AgentSocket, id: string): Promise<void> {
 }
 
 function connect(id: string): void {
-  const next: Socket<AgentServerEvents, ClientEvents> = io(NAMESPACES.agent, { auth: { token: token.value, workspaceId: id } });
+  const next: Socket<AgentServerEvents, ClientEvents> = io(NAMESPACES.agent, { ...CLIENT_TRANSPORTS, auth: { token: token.value, workspaceId: id } });
   socket = next;
   live.value = 'connecting';
   next.on('connect', () => {

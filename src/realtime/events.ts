@@ -73,6 +73,14 @@ export interface ConversationUpdated {
 
 export const NAMESPACES = { widget: '/widget', agent: '/agent' } as const;
 
+/**
+ * How the widget and the team app connect: by WebSocket first, one connection that stays on the node it
+ * reached, so a load balancer needs no sticky sessions; by HTTP long-polling only where WebSockets are
+ * blocked (its requests must then reach one node: the widget's own polling of messages covers the rest).
+ * Socket.IO's default, polling first, sends a handshake's next request to whichever node comes next.
+ */
+export const CLIENT_TRANSPORTS: { transports: ('websocket' | 'polling')[]; tryAllTransports: boolean } = { transports: ['websocket', 'polling'], tryAllTransports: true };
+
 /** Handshake `auth` of a visitor socket on `/widget`. */
 export interface WidgetHandshake {
   conversationToken: string;

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:net';
@@ -46,6 +46,33 @@ export async function startRedis(port?: number): Promise<RunningService> {
   const child = spawn('redis-server', ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   await waitForPort(chosen);
   return { url: `redis://127.0.0.1:${chosen}`, port: chosen, stop: () => stopChild(child) };
+}
+
+/**
+ * HAProxy on a free loopback port in front of `backends` (URLs of nodes), round robin and nothing sticky:
+ * consecutive requests of one client land on different nodes, as behind most cloud load balancers.
+ */
+export async function startLoadBalancer(backends: string[]): Promise<RunningService> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'hearth-haproxy-'));
+  const config = join(dir, 'haproxy.cfg');
+  const servers = backends.map((backend, i) => `  server node${i} ${new URL(backend).host}`).join('\n');
+  writeFileSync(
+    config,
+    `global\n  maxconn 2000\ndefaults\n  mode http\n  timeout connect 2s\n  timeout client 60s\n  timeout server 60s\n  timeout tunnel 120s\n` +
+      `frontend site\n  bind 127.0.0.1:${port}\n  default_backend nodes\nbackend nodes\n  balance roundrobin\n${servers}\n`,
+  );
+  const child = spawn('haproxy', ['-db', '-f', config], { stdio: 'ignore' });
+  await waitForPort(port);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    pid: child.pid,
+    stop: async () => {
+      await stopChild(child);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 const POSTGRES = { host: '127.0.0.1', port: 5432 };

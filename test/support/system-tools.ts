@@ -3,8 +3,8 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
 /**
- * The machine tools the suite drives besides Node packages: a Chromium for the browser tests and
- * `redis-server` for the private Redis instances. `npm test` must pass on a fresh machine, so a tool
+ * The machine tools the suite drives besides Node packages: a Chromium for the browser tests,
+ * `redis-server` for the private Redis instances and HAProxy for the load-balanced nodes. `npm test` must pass on a fresh machine, so a tool
  * that is missing is installed from Debian's packages when this process may (root with apt-get);
  * otherwise the run stops at once with one line naming what to install. Browser tests never skip.
  */
@@ -48,11 +48,12 @@ function aptInstall(packages: string[], log: (line: string) => void): void {
   if (install.status !== 0) throw new Error(`apt-get could not install ${packages.join(', ')}; install them by hand and run the tests again.`);
 }
 
-/** Finds (or installs) Chromium and redis-server; returns the Chromium path for the browser tests. */
+/** Finds (or installs) Chromium, redis-server and HAProxy; returns the Chromium path for the browser tests. */
 export function ensureSystemTools(log: (line: string) => void = console.log): { chromium: string } {
   const missing: string[] = [];
   if (!findChromium()) missing.push('chromium');
   if (!process.env.REDIS_URL && !onPath('redis-server')) missing.push('redis-server');
+  if (!onPath('haproxy')) missing.push('haproxy');
   if (missing.length > 0) {
     if (!canInstallWithApt()) {
       throw new Error(

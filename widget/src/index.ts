@@ -6,7 +6,7 @@
  * script loaded can be queued by a stub `window.Hearth = {q: [['identify', {...}]]}`; they are replayed.
  */
 import { io, type Socket } from 'socket.io-client';
-import { NAMESPACES, type ClientEvents, type WidgetServerEvents } from '../../src/realtime/events.js';
+import { CLIENT_TRANSPORTS, NAMESPACES, type ClientEvents, type WidgetServerEvents } from '../../src/realtime/events.js';
 import type { VisitorIdentity } from './api.js';
 import { normalizeLocale } from './locale.js';
 import type { SocketHandle, SocketHandlers } from './transport.js';
@@ -34,6 +34,7 @@ declare global {
 function socketConnector(base: string, reconnectMaxMs = 15_000): (token: string, handlers: SocketHandlers) => SocketHandle {
   return (token, handlers) => {
     const socket: Socket<WidgetServerEvents, ClientEvents> = io(base + NAMESPACES.widget, {
+      ...CLIENT_TRANSPORTS,
       auth: { conversationToken: token },
       reconnectionDelay: Math.min(1_000, reconnectMaxMs),
       reconnectionDelayMax: reconnectMaxMs,
