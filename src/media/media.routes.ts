@@ -19,11 +19,15 @@ const deliveryHeaders = (delivery: Pick<Delivery, 'version'>, query: { v?: strin
   'Cross-Origin-Resource-Policy': 'cross-origin',
 });
 
-/** A variant as the writer keeps and sends it: its bytes, with its type and its tag as the ETag. */
-const variantAnswer = (delivery: VariantDelivery, query: { v?: string }): CachedAnswer => ({
-  bytes: delivery.variant.bytes,
-  headers: { ...deliveryHeaders(delivery, query), 'Content-Type': delivery.variant.contentType, ETag: `"${delivery.tag}"` },
-});
+/** A variant as the writer keeps and sends it: its bytes, with its type and its tag as the ETag (made once per variant and lifetime). */
+function variantAnswer(delivery: VariantDelivery, query: { v?: string }): CachedAnswer {
+  const { variant } = delivery;
+  const answers = (variant.answers ??= {});
+  return (answers[query.v === delivery.version ? 'immutable' : 'revalidated'] ??= {
+    bytes: variant.bytes,
+    headers: { ...deliveryHeaders(delivery, query), 'Content-Type': variant.contentType, ETag: `"${delivery.tag}"` },
+  });
+}
 
 export const mediaRoutes: RouteDef[] = [
   route({

@@ -119,6 +119,23 @@ describe('a warm variant leaves the fast path as it leaves Express', () => {
     expect(comparable(notModifiedByExpress.answer)).toEqual(comparable(notModified.answer));
   });
 
+  test('one variant asked with and without the version: each warm answer keeps its own Cache-Control, and a wrong version is not immutable', async () => {
+    const { path } = await libraryImage();
+    const versioned = `${path}&w=320&fm=webp`;
+    const unversioned = `${path.replace(/\?v=.*/, '')}?w=320&fm=webp`;
+    const wrongVersion = `${path.replace(/\?v=[^&]*/, '?v=0000000000000000')}&w=320&fm=webp`;
+    await warm(fast, versioned);
+    const cacheControl = async (variant: string) => {
+      const { answer, calls } = await viaExpress(fast, () => warm(fast, variant));
+      expect(calls).toBeLessThanOrEqual(1);
+      return header(answer, 'Cache-Control');
+    };
+    expect(await cacheControl(unversioned)).toBe('public, max-age=300');
+    expect(await cacheControl(versioned)).toBe('public, max-age=31536000, immutable');
+    expect(await cacheControl(wrongVersion)).toBe('public, max-age=300');
+    expect((await viaExpress(fast, () => rawGet(fast.url + versioned))).calls).toBe(0);
+  });
+
   test('a route that names no credential counts nothing: past RATE_LIMIT_PER_MINUTE (3) from one address, warm variants are still answered, without RateLimit headers, on both paths', async () => {
     const { path } = await libraryImage();
     const variant = `${path}&w=160&fm=webp`;
