@@ -12,11 +12,17 @@ import type { Caches } from './cache/caches.js';
 import type { KeyedSerial } from './shared/keyed-serial.js';
 import type { ObjectStorage } from './db/object-storage.js';
 import type { ByteLru } from './cache/lru.js';
+import type { CachedAnswer } from './cache/content-cache.js';
 
 /** A resized image as delivered: kept in each node's memory (LRU by size) in front of the store. */
 export interface MediaVariant {
   bytes: Buffer;
   contentType: string;
+  /**
+   * Its answers as the delivery route sends them (with a versioned URL: immutable; without: revalidated), made
+   * on first use and kept with it, so a warm variant builds no headers (nor the writer their list) per request.
+   */
+  answers?: Partial<Record<'immutable' | 'revalidated', CachedAnswer>>;
 }
 
 /** Everything a service needs, wired once by `createNode`; tests build it from the same real parts. */

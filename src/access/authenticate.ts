@@ -190,6 +190,9 @@ async function authenticate(deps: Deps, def: RouteDef, req: Request, unknown: By
   }
 }
 
+/** A public route's resolution, as `authenticate` gives it: no principal, nothing to count. */
+const PUBLIC: MemoAuthentication = Object.freeze({ context: Object.freeze({}) });
+
 type RememberedKey = { kind: CredentialKind; workspace: KeyPrincipal['workspace'] };
 
 /** What a connection sent last: its key, the key's memo key, and the answer that resolved to. */
@@ -201,7 +204,7 @@ interface LastKey {
 }
 
 /**
- * The same resolution as `authenticate` for a GET of a key-authenticated route, from remembered answers
+ * The same resolution as `authenticate` for a GET of a key-authenticated or public route, from remembered answers
  * only: undefined whenever it would need the database, refuse, or count a failure (the caller then hands
  * the request to the full path, which does all that). The address's guessing throttle is not read here
  * but named (`throttle`): the caller counts the request only while it is open, in the same Redis round
@@ -209,6 +212,7 @@ interface LastKey {
  * The answer may be the very object given for the connection's previous request: callers never change it.
  */
 function authenticateFromMemo(deps: Deps, def: RouteDef, raw: RawCredentials, lastKeyOf: WeakMap<object, LastKey>): MemoAuthentication | undefined {
+  if (def.auth === 'none') return PUBLIC;
   const accepted = ACCEPTS[def.auth];
   if (!accepted) return undefined;
   const fromHeader = (name: string) => {

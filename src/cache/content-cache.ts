@@ -1,7 +1,7 @@
 import { ByteLru } from './lru.js';
 import type { InvalidationBus } from './invalidation-bus.js';
 
-/** One serialized 200 answer: its JSON bytes and the headers it was sent with (ETag, Cache-Control). */
+/** One serialized 200 answer: its bytes (JSON unless its headers name a Content-Type) and the headers it was sent with (ETag, Cache-Control). */
 export interface CachedAnswer {
   bytes: Buffer;
   headers: Record<string, string>;

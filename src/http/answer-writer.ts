@@ -12,7 +12,7 @@ import { responseRecorder } from './recorder.js';
 
 /**
  * A node's one response writer: every request's id and log line, the recording of every answer for the
- * contract replay, and the writing of kept answers (the content cache's bytes). A kept answer leaves by
+ * contract replay, and the writing of kept answers (the content cache's bytes, a `remembered` route's). A kept answer leaves by
  * `kept` whether the fast path found it before Express parsed anything or the Express mount found, shared or
  * just built it: same status, headers in the same order, ETag and 304, log line and recording.
  */
@@ -22,11 +22,13 @@ export interface AnswerWriter {
   /** Records what Express answers for `def` (handlers' replies and errors), once it is finished. */
   watch(def: RouteDef, req: IncomingMessage, res: Response): void;
   /**
-   * Writes a kept answer of `def` (a `cache: 'published'` GET of `/external`) to a counted request: 200, or
-   * 304 when `If-None-Match` names its ETag. A request no exchange was opened for (the fast path's) gets its
-   * id and log line now, as `early` describes it.
+   * Writes a kept answer of `def` (a `cache: 'published'` GET of `/external`, or a `remembered` route's): 200,
+   * or 304 when `If-None-Match` names its ETag, with the headers Express's path gives the route: the CORS and
+   * Vary ones under `/external`, the RateLimit ones when the request was `counted` (a route that names no
+   * credential counts nothing). A request no exchange was opened for (the fast path's) gets its id and log
+   * line now, as `early` describes it.
    */
-  kept(req: IncomingMessage, res: ServerResponse, def: RouteDef, answer: CachedAnswer, counted: WindowCount, early?: Early): void;
+  kept(req: IncomingMessage, res: ServerResponse, def: RouteDef, answer: CachedAnswer, counted: WindowCount | undefined, early?: Early): void;
 }
 
 /** A request the fast path answers: when it arrived, and its URL as logged (`RouteTable.redact`), which the fast path keeps per URL. */
@@ -51,14 +53,20 @@ export function answerWriter({ logger, redact, requestIdOf, rateLimit, recordDir
 }): AnswerWriter {
   const record = responseRecorder(recordDir);
   /**
-   * The head of every kept answer: the id, the fixed CORS and Vary headers, the three a request's count
-   * fills in (at `REMAINING_AT`, `RESET_AT`), then the answer's own, which are built once per answer (`tailsOf`).
+   * The head of every kept answer: the id, under `/external` the fixed CORS and Vary headers, and for a
+   * counted request the three its count fills in (the last two at `REMAINING_AT`, `RESET_AT` from the end);
+   * then the answer's own, which are built once per answer (`tailsOf`).
    */
-  const head: string[] = ['X-Request-Id', ''];
-  for (const [name, value] of EXTERNAL_CORS_HEADERS) head.push(name, value);
-  head.push('Vary', VARY_BY_CREDENTIAL, ...rateLimitHeaders(rateLimit, { count: 0, resetInMs: 0 }));
-  const REMAINING_AT = head.length - 3;
-  const RESET_AT = head.length - 1;
+  const bare = ['X-Request-Id', ''];
+  const external = [...bare];
+  for (const [name, value] of EXTERNAL_CORS_HEADERS) external.push(name, value);
+  external.push('Vary', VARY_BY_CREDENTIAL);
+  const heads = {
+    external: { uncounted: external, counted: [...external, ...rateLimitHeaders(rateLimit, { count: 0, resetInMs: 0 })] },
+    elsewhere: { uncounted: bare, counted: [...bare, ...rateLimitHeaders(rateLimit, { count: 0, resetInMs: 0 })] },
+  };
+  const REMAINING_AT = 3;
+  const RESET_AT = 1;
   const tails = new WeakMap<CachedAnswer, Tails>();
   const tailsOf = (answer: CachedAnswer): Tails => {
     let found = tails.get(answer);
@@ -93,11 +101,15 @@ export function answerWriter({ logger, redact, requestIdOf, rateLimit, recordDir
       if (!exchange && logger.isLevelEnabled('info')) logWhenDone(logger, req, res, logged, early?.arrivedAt ?? Date.now());
       const notModified = answer.headers.ETag !== undefined && etagNamedBy(headerOf(req, 'if-none-match'), answer.headers.ETag);
       const tail = tailsOf(answer);
+      const kind = def.path.startsWith('/external/') ? heads.external : heads.elsewhere;
+      const head = counted ? kind.counted : kind.uncounted;
       const headers = head.concat(notModified ? tail.notModified : tail.full);
-      const { remaining, resetSeconds } = rateLimitValues(rateLimit, counted);
       headers[1] = logged.id;
-      headers[REMAINING_AT] = remaining;
-      headers[RESET_AT] = String(resetSeconds);
+      if (counted) {
+        const { remaining, resetSeconds } = rateLimitValues(rateLimit, counted);
+        headers[head.length - REMAINING_AT] = remaining;
+        headers[head.length - RESET_AT] = String(resetSeconds);
+      }
       // Headers set earlier (the Express path's middlewares) are replaced by these, in this order.
       if (exchange) for (const name of res.getHeaderNames()) res.removeHeader(name);
       res.writeHead(notModified ? 304 : 200, headers);

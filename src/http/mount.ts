@@ -52,8 +52,8 @@ export function cacheKeyFor(workspaceId: string, def: RouteDef, request: string)
  * Registers every route of the table: authenticate (the node's one auth resolution of the declared mode),
  * rate limit by the credential it resolved, validate, call the handler, send its reply. Routes declared
  * `cache: 'published'` are answered from the content cache when it holds the answer; otherwise their 200
- * answer is serialized once and kept. A kept answer, found or just built, leaves through the writer
- * (`AnswerWriter.kept`), as the fast path's do.
+ * answer is serialized once and kept. A kept answer, found or just built (or a reply's `kept`, a `remembered`
+ * route's), leaves through the writer (`AnswerWriter.kept`), as the fast path's do.
  */
 export function mountRoutes(app: Express, deps: Deps, { table, auth: authenticator, writer }: { table: RouteTable; auth: NodeAuthenticator; writer: AnswerWriter }): void {
   for (const def of table.routes) {
@@ -66,7 +66,7 @@ export function mountRoutes(app: Express, deps: Deps, { table, auth: authenticat
       const body = parse(def.body, req.body ?? {}, 'body');
       // Cached routes authenticate by key, so their requests are counted: only a counted request is cacheable.
       const cacheable = counted && !def.bypassCache?.(query) ? cacheKeyOf(def, auth.context, params, query) : undefined;
-      const sendCached = (answer: CachedAnswer) => writer.kept(req, res, def, answer, counted!);
+      const sendCached = (answer: CachedAnswer) => writer.kept(req, res, def, answer, counted);
       const cache = deps.cache.content;
       const lookup = cacheable ? cache.lookup(cacheable.key) : undefined;
       if (lookup && 'hit' in lookup) return sendCached(lookup.hit);
@@ -86,6 +86,7 @@ export function mountRoutes(app: Express, deps: Deps, { table, auth: authenticat
           throw error;
         });
         if (res.headersSent) return;
+        if (reply.kept) return writer.kept(req, res, def, reply.kept, counted);
         if (build && (reply.status ?? 200) === 200 && reply.body !== undefined) {
           const bytes = Buffer.isBuffer(reply.body) ? reply.body : (reply.json ?? Buffer.from(JSON.stringify(reply.body)));
           const answer = { bytes, headers: reply.headers ?? {} };

@@ -3,6 +3,7 @@ import { z, type ZodType } from 'zod';
 import type { Deps } from '../deps.js';
 import type { CounterGuard } from '../db/counters.js';
 import type { Role } from '../shared/roles.js';
+import type { CachedAnswer } from '../cache/caches.js';
 
 /**
  * How a route authenticates. `src/access/` resolves the mode into a typed principal before the handler
@@ -53,11 +54,10 @@ export type Authenticator = (deps: Deps, def: RouteDef, req: Request) => Promise
 
 /**
  * A credential resolved without the database, and the counter that, once it holds `reached`, means the
- * request must be refused by the full path instead (the address's guessing throttle).
+ * request must be refused by the full path instead (the address's guessing throttle). A route that names no
+ * credential (`none`) resolves to neither: nothing is counted for it, on either path.
  */
-export interface MemoAuthentication extends Authentication {
-  throttle: CounterGuard;
-}
+export type MemoAuthentication = Omit<Authentication, 'rateSubject'> & ({ rateSubject: string; throttle: CounterGuard } | { rateSubject?: undefined; throttle?: undefined });
 
 /** What the fast path sees of a request: its headers, parsed query, client address and connection. */
 export interface RawCredentials {
@@ -70,8 +70,9 @@ export interface RawCredentials {
 
 /**
  * A node's one auth resolution (`nodeAuthenticator` in `src/access/`): `resolve` for the Express path, and
- * `fromMemory`, the same resolution of a key-authenticated GET from remembered answers only, for the fast
- * path (undefined whenever it would need the database, refuse or count a failure: the full path does that).
+ * `fromMemory`, the same resolution of a GET of a key-authenticated or public (`none`) route from remembered
+ * answers only, for the fast path (undefined whenever it would need the database, refuse or count a failure:
+ * the full path does that).
  */
 export interface NodeAuthenticator {
   resolve: Authenticator;
@@ -99,6 +100,11 @@ export interface Reply {
   body?: unknown;
   /** `body` serialized already (by `conditionalGet`, which hashed it): sent as these bytes, not serialized again. */
   json?: Buffer;
+  /**
+   * An answer the node keeps in memory (a `remembered` route's), sent instead of the rest of the reply through
+   * the writer's `kept`: 200, or 304 when `If-None-Match` names its ETag, as the fast path sends it.
+   */
+  kept?: CachedAnswer;
   headers?: Record<string, string>;
   /** For a cached answer: the published content it shows (`contentTag` in `cache/content-cache.ts`); every post when absent. */
   dependsOn?: string[];
@@ -130,6 +136,13 @@ export interface RouteDef<A extends AuthMode = AuthMode, P extends ZodType = Zod
   cache?: 'published';
   /** For a `cache: 'published'` route: true for a request that must neither be answered from nor kept in the cache. */
   bypassCache?(query: z.output<Q>): boolean;
+  /**
+   * For a public GET whose warm answer the node keeps in memory of its own (not the content cache): that answer
+   * for these validated params and query, found synchronously in memory alone, or undefined whenever anything
+   * would have to be read or made (then the handler runs). The fast path serves it before Express; the
+   * handler returns the same answer as `kept`, so both leave through the writer alike.
+   */
+  remembered?(deps: Deps, params: z.output<P>, query: z.output<Q>): CachedAnswer | undefined;
   handle(ctx: RouteContext<A, z.output<P>, z.output<Q>, z.output<B>>): Promise<Reply>;
 }
 

@@ -4,7 +4,7 @@ import type { StoredObject } from '../db/object-storage.js';
 import { fail } from '../shared/errors.js';
 import { sha256Hex } from '../shared/crypto.js';
 import type { FocalPoint, MediaItem } from './media.model.js';
-import { publicMedia, versionOf } from './media.service.js';
+import { isImage, publicMedia, rememberedPublicMedia } from './media.service.js';
 import { imaging, MAX_INPUT_PIXELS } from './upload.js';
 import type { VARIANT_FITS, VARIANT_FORMATS } from './media.schemas.js';
 
@@ -15,9 +15,16 @@ export interface VariantSpec {
   fm?: (typeof VARIANT_FORMATS)[number];
 }
 
-export type Delivery =
-  | { kind: 'original'; media: MediaItem; version: string; object: StoredObject }
-  | { kind: 'variant'; media: MediaItem; version: string; variant: MediaVariant; tag: string };
+/** A resized image as delivered: its file, the file's version, the variant's bytes and its tag (the ETag's content). */
+export interface VariantDelivery {
+  kind: 'variant';
+  media: MediaItem;
+  version: string;
+  variant: MediaVariant;
+  tag: string;
+}
+
+export type Delivery = { kind: 'original'; media: MediaItem; version: string; object: StoredObject } | VariantDelivery;
 
 const CONTENT_TYPE_OF = { webp: 'image/webp', avif: 'image/avif', jpeg: 'image/jpeg' } as const;
 
@@ -31,25 +38,30 @@ function formatFor(media: MediaItem, fm: VariantSpec['fm']): NonNullable<Variant
 
 const wantsVariant = (spec: VariantSpec) => spec.w !== undefined || spec.h !== undefined || spec.fm !== undefined;
 
+/** The variant `spec` of an image of version `version`: its format and fit, its tag, and its key in memory and the store. */
+function variantNamed(media: MediaItem, version: string, spec: VariantSpec) {
+  const fm = formatFor(media, spec.fm);
+  const fit = spec.fit ?? 'inside';
+  const tag = `${version}-${spec.w ?? 'auto'}x${spec.h ?? 'auto'}-${fit}.${fm}`;
+  return { fm, fit, tag, key: `${folderOf(media)}/variants/${tag}` };
+}
+
 /**
  * What `GET /media/:workspace/:id/:name` answers: the stored file, or a resized image. A variant is taken
  * from this node's memory, else from the store, else rendered from the original and kept in both; its
  * key names the file's version and the transform, so a kept variant is never stale.
  */
 export async function deliverMedia(deps: Deps, workspaceSlug: string, id: string, spec: VariantSpec): Promise<Delivery> {
-  const media = await publicMedia(deps, workspaceSlug, id);
-  if (!media) throw fail('media_not_found');
-  const version = versionOf(media);
+  const found = await publicMedia(deps, workspaceSlug, id);
+  if (!found) throw fail('media_not_found');
+  const { media, version } = found;
   if (!wantsVariant(spec)) {
     const object = await deps.storage.get(media.storageKey);
     if (!object) throw fail('media_not_found');
     return { kind: 'original', media, version, object };
   }
-  if (media.width === null || media.height === null) throw fail('not_an_image');
-  const fm = formatFor(media, spec.fm);
-  const fit = spec.fit ?? 'inside';
-  const tag = `${version}-${spec.w ?? 'auto'}x${spec.h ?? 'auto'}-${fit}.${fm}`;
-  const key = `${folderOf(media)}/variants/${tag}`;
+  if (!isImage(media)) throw fail('not_an_image');
+  const { fm, fit, tag, key } = variantNamed(media, version, spec);
   const remembered = deps.mediaVariants.get(key);
   if (remembered) return { kind: 'variant', media, version, variant: remembered, tag };
   // Concurrent misses of one variant on this node wait for the first one's render instead of each rendering.
@@ -64,6 +76,19 @@ export async function deliverMedia(deps: Deps, workspaceSlug: string, id: string
     return made;
   });
   return { kind: 'variant', media, version, variant, tag };
+}
+
+/**
+ * The variant `spec` of a file as this node holds it now, without reading or making anything: its record
+ * remembered (so a change or delete of the file, which drops that on every node, ends it at once) and the
+ * variant in memory. Undefined otherwise, `deliverMedia` then decides (a miss, an original, a PDF).
+ */
+export function rememberedVariant(deps: Deps, workspaceSlug: string, id: string, spec: VariantSpec): VariantDelivery | undefined {
+  const found = wantsVariant(spec) ? rememberedPublicMedia(deps, workspaceSlug, id) : undefined;
+  if (!found || !isImage(found.media)) return undefined;
+  const { tag, key } = variantNamed(found.media, found.version, spec);
+  const variant = deps.mediaVariants.get(key);
+  return variant && { kind: 'variant', media: found.media, version: found.version, variant, tag };
 }
 
 /** The store folder of a file: where its original lies (`media/<workspace>/<id>`). */

@@ -1,7 +1,8 @@
 import { pipeline } from 'node:stream/promises';
 import { route, type RouteDef } from '../http/route.js';
 import { ifNoneMatchNames } from '../http/conditional-get.js';
-import { deliverMedia } from './delivery.service.js';
+import { deliverMedia, rememberedVariant, type Delivery, type VariantDelivery } from './delivery.service.js';
+import type { CachedAnswer } from '../cache/caches.js';
 import { getMedia, listMedia, toAdminMedia, updateMedia, uploadMedia } from './media.service.js';
 import { deliveryParams, deliveryQuery, mediaListQuery, mediaPageSchema, mediaParams, mediaSchema, mediaWidParams, patchMediaBody, VARIANT_SIZES } from './media.schemas.js';
 
@@ -9,6 +10,24 @@ const tags = ['Media'];
 const EDITORS_ONLY = 'Editors, owners and operators only (agents: 403).';
 const FOREVER = 'public, max-age=31536000, immutable';
 const A_WHILE = 'public, max-age=300';
+
+/** What every delivered file says besides its type and ETag: how long it may be cached, and that it is no page. */
+const deliveryHeaders = (delivery: Pick<Delivery, 'version'>, query: { v?: string }) => ({
+  'Cache-Control': query.v === delivery.version ? FOREVER : A_WHILE,
+  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy': "default-src 'none'; sandbox",
+  'Cross-Origin-Resource-Policy': 'cross-origin',
+});
+
+/** A variant as the writer keeps and sends it: its bytes, with its type and its tag as the ETag (made once per variant and lifetime). */
+function variantAnswer(delivery: VariantDelivery, query: { v?: string }): CachedAnswer {
+  const { variant } = delivery;
+  const answers = (variant.answers ??= {});
+  return (answers[query.v === delivery.version ? 'immutable' : 'revalidated'] ??= {
+    bytes: variant.bytes,
+    headers: { ...deliveryHeaders(delivery, query), 'Content-Type': variant.contentType, ETag: `"${delivery.tag}"` },
+  });
+}
 
 export const mediaRoutes: RouteDef[] = [
   route({
@@ -89,23 +108,20 @@ export const mediaRoutes: RouteDef[] = [
     params: deliveryParams,
     query: deliveryQuery,
     responses: { 200: 'The bytes.', 304: 'Not modified.', 400: 'A size, fit or format outside the allowed set, or a variant of a PDF.', 404: 'No such file.' },
+    // A variant this node holds (its file's record remembered) is a kept answer: served before Express when
+    // warm, and by the handler through the same writer otherwise (its ETag and 304 decided there).
+    remembered: (deps, params, query) => {
+      const delivery = rememberedVariant(deps, params.workspace, params.id, query);
+      return delivery && variantAnswer(delivery, query);
+    },
     handle: async ({ deps, req, res, params, query }) => {
       const delivery = await deliverMedia(deps, params.workspace, params.id, query);
-      const headers: Record<string, string> = {
-        'Cache-Control': query.v === delivery.version ? FOREVER : A_WHILE,
-        'X-Content-Type-Options': 'nosniff',
-        'Content-Security-Policy': "default-src 'none'; sandbox",
-        'Cross-Origin-Resource-Policy': 'cross-origin',
-      };
-      // If-None-Match is evaluated here, not by Express's freshness check (see `conditionalGet`).
-      if (delivery.kind === 'variant') {
-        const variantHeaders = { ...headers, 'Content-Type': delivery.variant.contentType, ETag: `"${delivery.tag}"` };
-        return ifNoneMatchNames(req, variantHeaders.ETag) ? { status: 304, headers: variantHeaders } : { body: delivery.variant.bytes, headers: variantHeaders };
-      }
+      if (delivery.kind === 'variant') return { kept: variantAnswer(delivery, query) };
       const { media, object } = delivery;
       if (media.contentType === 'application/pdf') res.attachment(media.name);
       const etag = `"${delivery.version}"`;
-      res.set({ ...headers, 'Content-Type': media.contentType, ETag: etag });
+      // If-None-Match is evaluated here, not by Express's freshness check (see `conditionalGet`).
+      res.set({ ...deliveryHeaders(delivery, query), 'Content-Type': media.contentType, ETag: etag });
       if (ifNoneMatchNames(req, etag)) {
         object.body.destroy();
         res.status(304).end();

@@ -170,20 +170,33 @@ export function mediaUrl(deps: Deps, workspace: Pick<Workspace, 'slug'>, media: 
   return `${publicBase(deps.config)}${mediaPath(workspace, media)}${width === undefined ? '' : `&w=${width}`}`;
 }
 
+/** A file as delivery serves it: its record and its version (`versionOf`, worked out once per lookup). */
+export interface PublicMedia {
+  media: MediaItem;
+  version: string;
+}
+
+const publicMediaKey = (workspaceSlug: string, id: string) => `media:${workspaceSlug}/${id}`;
+
 /**
  * A file of a workspace known by its public slug, for delivery; null when either is unknown. Remembered
  * on each node for a few seconds (two engine reads per image request otherwise) and dropped on every
  * node when the file changes or goes, or the workspace's settings change.
  */
-export async function publicMedia(deps: Deps, workspaceSlug: string, id: string): Promise<MediaItem | null> {
+export async function publicMedia(deps: Deps, workspaceSlug: string, id: string): Promise<PublicMedia | null> {
   const found = await deps.cache.memo.remember(
-    `media:${workspaceSlug}/${id}`,
+    publicMediaKey(workspaceSlug, id),
     (value) => [workspaceTag(value.workspaceId), mediaTag(value.media.id)],
     async () => {
       const workspace = await findWorkspaceBySlug(deps, workspaceSlug);
       const media = workspace ? await mediaStore(deps.db).byId(workspace.id, id) : null;
-      return workspace && media ? { workspaceId: workspace.id, media } : null;
+      return workspace && media ? { workspaceId: workspace.id, media, version: versionOf(media) } : null;
     },
   );
-  return found?.media ?? null;
+  return found;
+}
+
+/** The same file as far as this node remembers it now (undefined when it would have to be read: not yet, or changed since). */
+export function rememberedPublicMedia(deps: Deps, workspaceSlug: string, id: string): PublicMedia | undefined {
+  return deps.cache.memo.peek<PublicMedia>(publicMediaKey(workspaceSlug, id));
 }

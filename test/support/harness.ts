@@ -16,6 +16,8 @@ export interface TestNodeOptions {
   jobsProcessEvery?: number;
   app?: NodeOptions['app'];
   logger?: Logger;
+  /** Off: every request goes through Express (to compare its answers with the fast path's). */
+  fastPath?: boolean;
 }
 
 export function uniqueDbName(prefix = 't'): string {
@@ -52,6 +54,7 @@ export async function startTestNode(options: TestNodeOptions = {}): Promise<Hear
     logger: options.logger ?? pino({ level: config.LOG_LEVEL }),
     jobsProcessEvery: options.jobsProcessEvery ?? 100,
     app: options.app,
+    fastPath: options.fastPath,
   });
 }
 
