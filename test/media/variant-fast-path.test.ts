@@ -1,11 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { HearthNode } from '../../src/app/node.js';
 import { createWorkspace, eventually, request, startTestNode, uniqueDbName, type WorkspaceFixture } from '../support/harness.js';
-import { rawGet, type RawAnswer } from '../support/raw-http.js';
+import { rawGet, rawRequest, type RawAnswer } from '../support/raw-http.js';
 import { onNode, photo, upload } from './media-files.js';
 
 // Three nodes on one database, one store and one Redis: `fast` and `peer` serve warm variants before Express
@@ -208,20 +207,3 @@ describe('a change of the file ends its warm variants at once', () => {
     await eventually(async () => (await rawGet(peer.url + variant)).status === 404);
   });
 });
-
-/** One request of `method` without a body, answer kept byte for byte (as `rawGet`). */
-function rawRequest(method: string, url: string, headers: Record<string, string>): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    httpRequest(url, { method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const pairs: [string, string][] = [];
-        for (let i = 0; i < res.rawHeaders.length; i += 2) pairs.push([res.rawHeaders[i], res.rawHeaders[i + 1]]);
-        resolve({ status: res.statusCode!, headers: pairs, body: Buffer.concat(chunks) });
-      });
-    })
-      .once('error', reject)
-      .end();
-  });
-}
