@@ -53,7 +53,7 @@ interface AppointmentDoc extends Omit<Appointment, 'id' | 'workspaceId' | 'visit
   cancelReason: string | null;
   /**
    * `schedule-keys.ts`: the UTC day and month of `scheduledAt`, written with it. Absent on appointments stored
-   * before 1.x (`fileScheduleKeysOfEarlierVersions` files those a read can reach).
+   * before the keys existed (`fileScheduleKeysOfEarlierVersions` files the confirmed ones a read can reach).
    */
   scheduledDay?: string | null;
   scheduledMonth?: string | null;
