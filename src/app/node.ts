@@ -7,6 +7,7 @@ import type { Config } from '../config/config.js';
 import { connectMongo, convertHexStringsToObjectIds, ensureIndexes } from '../db/mongo.js';
 import { connectRedis } from '../db/redis.js';
 import { attachDocumentLocks } from '../db/document-locks.js';
+import { attachEngineTraits } from '../db/engine-traits.js';
 import { EventBus } from '../events/events.js';
 import { Caches } from '../cache/caches.js';
 import { AVAILABILITY_HORIZON_MS } from '../appointments/availability.service.js';
@@ -101,6 +102,8 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
     mediaVariants: new ByteLru({ maxBytes: config.MEDIA_VARIANT_CACHE_MB * 1024 * 1024, ttlMs: 24 * 3600_000 }),
   };
   await ensureIndexes(db);
+  // The collection whose reads depend on it exists once its indexes do.
+  await attachEngineTraits(db, 'appointments');
   await upgradeStorage(db, logger, clock);
   await bootstrapOperator(deps);
   const jobRegistry = registerJobs(deps);

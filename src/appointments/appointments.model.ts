@@ -2,6 +2,7 @@ import { Schema, Types, type Connection, type UpdateQuery } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
+import { engineTraits } from '../db/engine-traits.js';
 import { constantTimeEqual } from '../shared/crypto.js';
 import { parseObjectId } from '../shared/ids.js';
 import type { PageRequest } from '../shared/paging.js';
@@ -238,6 +239,8 @@ export function appointmentStore(db: Connection) {
      */
     async confirmedOverlapping(workspaceId: string, from: Date, to: Date): Promise<Appointment[]> {
       const overlapping = { status: 'CONFIRMED' as const, scheduledAt: { $lt: to }, scheduledEnd: { $gt: from } };
+      // Where every query decodes the whole collection (FerretDB on SQLite), one query costs least.
+      if (!engineTraits(db).equalityPushdown) return (await scope.find(workspaceId, overlapping)).map(toAppointment);
       const found = await Promise.all(scheduleKeysOverlapping(from, to).map((key) => scope.find(workspaceId, { ...key, ...overlapping })));
       return found.flat().map(toAppointment);
     },
