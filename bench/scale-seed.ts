@@ -20,6 +20,7 @@ import { pathToFileURL } from 'node:url';
 import { createConnection, Types, type Connection } from 'mongoose';
 import type { Document } from 'mongodb';
 import { postStore } from '../src/posts/posts.model.js';
+import { scheduleKeys } from '../src/appointments/schedule-keys.js';
 import { publishedForImport } from '../test/support/imported-posts.js';
 
 export interface ScaleCounts {
@@ -91,6 +92,8 @@ function appointment(workspaceId: Types.ObjectId, i: number, total: number, now:
     requestedAt,
     scheduledAt,
     scheduledEnd: scheduledAt && new Date(scheduledAt.getTime() + HOUR),
+    // As `appointmentStore` files them.
+    ...(scheduledAt ? scheduleKeys(scheduledAt) : { scheduledDay: null, scheduledMonth: null }),
     durationMinutes: 60,
     timezone: 'UTC',
     visitorName: `Visitor ${i}`,

@@ -18,6 +18,11 @@
  *   - a burst of BENCH_PUBLISHES (2,000) `post.published` webhook events to a receiver in another process:
  *     time from the first publish to the last first receipt, publish-to-receipt p99, lost.
  * Last line: the JSON figures (`<operation>_p99_ms`, `<operation>_commands`, `idle_engine_cpu_pct`, ...).
+ *
+ * BENCH_ONLY=appointments: the appointments alone, for a quicker turn: only they are seeded (BENCH_APPOINTMENTS,
+ * scaled), no idle window, no burst; availability (first and kept) and booking as above, then the staff confirm of
+ * each booked request followed by the availability it makes recomputed (`availability_recomputed`), and the
+ * calendar feed (`feed`). Same last JSON line, with those figures.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -33,6 +38,7 @@ const WINDOW_S = Number(process.env.BENCH_WINDOW_S ?? 20);
 const PUBLISHES = Number(process.env.BENCH_PUBLISHES ?? 2000);
 const TIMEOUT_S = Number(process.env.BENCH_WEBHOOK_TIMEOUT ?? 300);
 const HANDLER = process.env.BENCH_HANDLER;
+const ONLY = process.env.BENCH_ONLY;
 const PAGE_SIZE = 10;
 /** After a burst's last receipt: time for the outcomes to be recorded. */
 const SETTLE_MS = 3_000;
@@ -88,14 +94,17 @@ await runBench(async (cleanup) => {
   const engine = await benchEngine('scale', cleanup);
   if (HANDLER && engine.kind !== `ferretdb-${HANDLER}`) throw new Error(`BENCH_HANDLER=${HANDLER}, but the engine is ${engine.kind} (is PostgreSQL at 127.0.0.1:5432?)`);
   const redisUrl = await benchRedis(cleanup);
+  if (ONLY && ONLY !== 'appointments') throw new Error('BENCH_ONLY is appointments (or unset)');
+  const appointmentsOnly = ONLY === 'appointments';
   const counts = countsFromEnv();
+  if (appointmentsOnly) Object.assign(counts, { posts: 0, conversations: 0, messages: 0, deliveries: 0 });
   console.log(`bench:scale on ${engine.kind}: ${JSON.stringify(counts)}`);
 
   const receiver = spawnChild('receiver');
   cleanup(() => receiver.stop());
   const { url: receiverUrl } = (await receiver.ready) as { url: string };
   // The receiver stands for a customer's long-running endpoint: its own warm-up is not Hearth's (see bench:webhooks).
-  await pool(PUBLISHES, 8, async (i) => void (await postJson(`${receiverUrl}/hook?secret=bench`, undefined, { event: 'post.published', postId: `warm-${i}` })));
+  if (!appointmentsOnly) await pool(PUBLISHES, 8, async (i) => void (await postJson(`${receiverUrl}/hook?secret=bench`, undefined, { event: 'post.published', postId: `warm-${i}` })));
   await receiver.ask('forget');
 
   const nodeEnv = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', CONTENT_CACHE_MB: '0' };
@@ -130,33 +139,9 @@ await runBench(async (cleanup) => {
   const readySeconds = (now() - starting) / 1000;
 
   // Idle: nobody uses the node.
-  await sleep(WARM_S * 1000);
-  const enginePids = () => [engine.pid, ...postgresBackends()].filter((pid): pid is number => typeof pid === 'number');
-  const engineCpu = () => enginePids().reduce((sum, pid) => sum + cpuSeconds(pid), 0);
   const ops = () => node.ask<{ commands: number; jobCommands: number; cpuMicros: number }>('ops');
-  const idleBefore = { engine: engineCpu(), pids: enginePids(), ops: await ops(), at: now() };
-  // On PostgreSQL, what its processes run, once a second: the statements an idle node keeps the engine busy with.
-  const seen = new Map<string, number>();
-  for (let second = 0; second < WINDOW_S; second += 1) {
-    await sleep(1000);
-    for (const query of postgresActiveQueries()) seen.set(query, (seen.get(query) ?? 0) + 1);
-  }
-  // Server processes that began during the window count from zero; those that ended are not counted (none should).
-  const pidsAfter = enginePids();
-  const engineAfter = pidsAfter.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
-  const idleAfter = { ops: await ops(), at: now() };
-  const idleSeconds = (idleAfter.at - idleBefore.at) / 1000;
-  const idle = {
-    engineCpu: (100 * (engineAfter - idleBefore.engine)) / idleSeconds,
-    nodeCpu: (idleAfter.ops.cpuMicros - idleBefore.ops.cpuMicros) / 1e4 / idleSeconds,
-    commandsPerSecond: (idleAfter.ops.commands - idleBefore.ops.commands) / idleSeconds,
-    jobCommandsPerSecond: (idleAfter.ops.jobCommands - idleBefore.ops.jobCommands) / idleSeconds,
-  };
-  console.log(
-    `  idle: engine ${round(idle.engineCpu)}% of a core (${pidsAfter.length} processes), node ${round(idle.nodeCpu)}%, ${round(idle.commandsPerSecond, 2)} driver commands/s + ${round(idle.jobCommandsPerSecond, 2)}/s of the job queue; node ready in ${round(readySeconds)} s`,
-  );
-  for (const [query, times] of [...seen].sort((a, b) => b[1] - a[1]).slice(0, 5)) console.log(`    seen ${times} times in ${WINDOW_S} samples (parallel workers count apart): ${query}`);
-  const idleCommandsPerMs = idle.commandsPerSecond / 1000;
+  const idle = appointmentsOnly ? null : await idleWindow();
+  const idleCommandsPerMs = (idle?.commandsPerSecond ?? 0) / 1000;
 
   /** `samples` requests one after the other: latency percentiles and driver commands per request. */
   const timed = async (name: string, samples: number, send: (i: number) => Promise<unknown>): Promise<Timing> => {
@@ -176,6 +161,36 @@ await runBench(async (cleanup) => {
     return timing;
   };
 
+  /** BENCH_WINDOW_S seconds at rest after BENCH_WARM_S: the engine's and the node's CPU, the driver commands. */
+  async function idleWindow() {
+    await sleep(WARM_S * 1000);
+    const enginePids = () => [engine.pid, ...postgresBackends()].filter((pid): pid is number => typeof pid === 'number');
+    const engineCpu = () => enginePids().reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+    const idleBefore = { engine: engineCpu(), pids: enginePids(), ops: await ops(), at: now() };
+    // On PostgreSQL, what its processes run, once a second: the statements an idle node keeps the engine busy with.
+    const seen = new Map<string, number>();
+    for (let second = 0; second < WINDOW_S; second += 1) {
+      await sleep(1000);
+      for (const query of postgresActiveQueries()) seen.set(query, (seen.get(query) ?? 0) + 1);
+    }
+    // Server processes that began during the window count from zero; those that ended are not counted (none should).
+    const pidsAfter = enginePids();
+    const engineAfter = pidsAfter.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+    const idleAfter = { ops: await ops(), at: now() };
+    const idleSeconds = (idleAfter.at - idleBefore.at) / 1000;
+    const idle = {
+      engineCpu: (100 * (engineAfter - idleBefore.engine)) / idleSeconds,
+      nodeCpu: (idleAfter.ops.cpuMicros - idleBefore.ops.cpuMicros) / 1e4 / idleSeconds,
+      commandsPerSecond: (idleAfter.ops.commands - idleBefore.ops.commands) / idleSeconds,
+      jobCommandsPerSecond: (idleAfter.ops.jobCommands - idleBefore.ops.jobCommands) / idleSeconds,
+    };
+    console.log(
+      `  idle: engine ${round(idle.engineCpu)}% of a core (${pidsAfter.length} processes), node ${round(idle.nodeCpu)}%, ${round(idle.commandsPerSecond, 2)} driver commands/s + ${round(idle.jobCommandsPerSecond, 2)}/s of the job queue; node ready in ${round(readySeconds)} s`,
+    );
+    for (const [query, times] of [...seen].sort((a, b) => b[1] - a[1]).slice(0, 5)) console.log(`    seen ${times} times in ${WINDOW_S} samples (parallel workers count apart): ${query}`);
+    return idle;
+  }
+
   const availabilityPath = '/external/appointments/availability';
   const firstAvailability = now();
   const slots = (await ok('availability', request(node.url, availabilityPath, { apiKey: ws.apiKey }))).slots as { start: string }[];
@@ -184,9 +199,52 @@ await runBench(async (cleanup) => {
   console.log(`  availability (first, computed): ${round(availabilityColdMs)} ms, ${slots.length} free slots`);
   const results: Record<string, Timing> = {};
   results.availability = await timed('availability', SAMPLES, () => ok('availability', request(node.url, availabilityPath, { apiKey: ws.apiKey })));
-  results.booking = await timed('booking', SAMPLES, (i) =>
-    ok('booking', request(node.url, '/external/appointments/requests', { apiKey: ws.apiKey, body: { visitorName: `Bench ${i}`, visitorEmail: `bench${i}@example.com`, requestedAt: slots[i % slots.length].start } }), 201),
-  );
+  const booked: string[] = [];
+  results.booking = await timed('booking', SAMPLES, async (i) => {
+    const body = await ok('booking', request(node.url, '/external/appointments/requests', { apiKey: ws.apiKey, body: { visitorName: `Bench ${i}`, visitorEmail: `bench${i}@example.com`, requestedAt: slots[i % slots.length].start } }), 201);
+    booked.push(body.id as string);
+  });
+  if (appointmentsOnly) {
+    // Each confirm takes a slot, so the availability after it is computed again (the kept one is dropped).
+    const confirms: number[] = [];
+    const recomputed: number[] = [];
+    for (const id of booked) {
+      let started = now();
+      await ok('confirm', request(node.url, `/admin/workspaces/${ws.id}/appointments/${id}/confirm`, { token: ws.token, body: {} }));
+      confirms.push(now() - started);
+      started = now();
+      await ok('availability', request(node.url, availabilityPath, { apiKey: ws.apiKey }));
+      recomputed.push(now() - started);
+    }
+    const timing = (latencies: number[]): Timing => {
+      latencies.sort((a, b) => a - b);
+      return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1)!, commands: NaN };
+    };
+    results.confirm = timing(confirms);
+    results.availability_recomputed = timing(recomputed);
+    for (const name of ['confirm', 'availability_recomputed']) {
+      console.log(`  ${name.padEnd(18)} p50 ${round(results[name].p50)} ms, p99 ${round(results[name].p99)} ms, max ${round(results[name].max)} ms (${booked.length} requests)`);
+    }
+    const feed = await ok('feed token', request(node.url, `/admin/workspaces/${ws.id}/appointments/feed-token/rotate`, { token: ws.token, body: {} }));
+    results.feed = await timed('feed', SAMPLES, () => ok('feed', request(node.url, `/admin/workspaces/${ws.id}/appointments.ics?token=${encodeURIComponent(feed.token as string)}`, {})));
+    const figures: Record<string, unknown> = {};
+    for (const [name, timing] of Object.entries(results)) {
+      figures[`${name}_p50_ms`] = round(timing.p50);
+      figures[`${name}_p99_ms`] = round(timing.p99);
+      if (Number.isFinite(timing.commands)) figures[`${name}_commands`] = round(timing.commands, 2);
+    }
+    report([`  seeded in ${round(seedSeconds)} s (${JSON.stringify(seeded)})`], {
+      bench: 'scale',
+      only: 'appointments',
+      appointments: counts.appointments,
+      ready_s: round(readySeconds),
+      availability_cold_ms: round(availabilityColdMs),
+      ...figures,
+      seed_s: round(seedSeconds),
+      engine: engine.kind,
+    });
+    return;
+  }
   results.inbox = await timed('inbox', SAMPLES, () => ok('inbox', request(node.url, `/admin/workspaces/${ws.id}/inbox?limit=25&state=waiting`, { token: ws.token })));
   results.posts_page1 = await timed('posts page 1', SAMPLES, () => ok('posts page 1', request(node.url, `/external/posts?locale=en&limit=${PAGE_SIZE}&page=1`, { apiKey: ws.apiKey })));
   const deepPage = Math.min(1000, Math.ceil(counts.posts / PAGE_SIZE));
@@ -228,10 +286,10 @@ await runBench(async (cleanup) => {
     bench: 'scale',
     ...counts,
     posts_deep_page: deepPage,
-    idle_engine_cpu_pct: round(idle.engineCpu),
-    idle_node_cpu_pct: round(idle.nodeCpu),
-    idle_commands_per_s: round(idle.commandsPerSecond, 2),
-    idle_job_commands_per_s: round(idle.jobCommandsPerSecond, 2),
+    idle_engine_cpu_pct: round(idle!.engineCpu),
+    idle_node_cpu_pct: round(idle!.nodeCpu),
+    idle_commands_per_s: round(idle!.commandsPerSecond, 2),
+    idle_job_commands_per_s: round(idle!.jobCommandsPerSecond, 2),
     ready_s: round(readySeconds),
     availability_cold_ms: round(availabilityColdMs),
     ...figures,

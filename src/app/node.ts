@@ -7,6 +7,7 @@ import type { Config } from '../config/config.js';
 import { connectMongo, convertHexStringsToObjectIds, ensureIndexes } from '../db/mongo.js';
 import { connectRedis } from '../db/redis.js';
 import { attachDocumentLocks } from '../db/document-locks.js';
+import { attachEngineTraits } from '../db/engine-traits.js';
 import { EventBus } from '../events/events.js';
 import { Caches } from '../cache/caches.js';
 import { AVAILABILITY_HORIZON_MS } from '../appointments/availability.service.js';
@@ -31,6 +32,7 @@ import { openObjectStorage } from '../db/open-object-storage.js';
 import { upgradeOnce } from '../db/once.js';
 import { fileOlderDocuments } from '../db/newest-first.js';
 import { messageStore } from '../livechat/messages.model.js';
+import { appointmentStore } from '../appointments/appointments.model.js';
 import { ByteLru } from '../cache/lru.js';
 
 export interface NodeOptions {
@@ -100,7 +102,9 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
     mediaVariants: new ByteLru({ maxBytes: config.MEDIA_VARIANT_CACHE_MB * 1024 * 1024, ttlMs: 24 * 3600_000 }),
   };
   await ensureIndexes(db);
-  await upgradeStorage(db, logger);
+  // The collection whose reads depend on it exists once its indexes do.
+  await attachEngineTraits(db, 'appointments');
+  await upgradeStorage(db, logger, clock);
   await bootstrapOperator(deps);
   const jobRegistry = registerJobs(deps);
   registerListeners(deps, { webhooks: jobRegistry.webhooks });
@@ -118,8 +122,11 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
   };
 }
 
+/** Twice the calendar feed's month back: the furthest back a read by schedule key goes. */
+const SCHEDULE_KEYS_FILED_BACK_MS = 62 * 24 * 3_600_000;
+
 /** Data written by earlier versions, brought to today's shape before the node serves. */
-async function upgradeStorage(db: Connection, logger: Logger): Promise<void> {
+async function upgradeStorage(db: Connection, logger: Logger, clock: Clock): Promise<void> {
   // Webhook deliveries and outbox mails stored their workspace id as a hex string before 0.2.
   for (const collection of ['webhook_deliveries', 'email_outbox']) {
     const converted = await convertHexStringsToObjectIds(db, collection, 'workspaceId');
@@ -136,6 +143,12 @@ async function upgradeStorage(db: Connection, logger: Logger): Promise<void> {
       const filed = await fileOlderDocuments(db.collection(collection), field);
       if (filed > 0) logger.info({ collection, filed }, 'documents stored before newest-first buckets filed below them');
     }
+  });
+  // Availability, booking and the calendar feed read confirmed appointments by the day (or month) of their start
+  // since 1.x (`appointments/schedule-keys.ts`): those stored before, that a read can still reach, are filed now.
+  await upgradeOnce(db, 'appointment-schedule-keys', async () => {
+    const filed = await appointmentStore(db).fileScheduleKeysOfEarlierVersions(new Date(clock.now().getTime() - SCHEDULE_KEYS_FILED_BACK_MS));
+    if (filed > 0) logger.info({ filed }, 'confirmed appointments stored before schedule keys filed under theirs');
   });
 }
 

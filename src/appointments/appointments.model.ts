@@ -2,12 +2,14 @@ import { Schema, Types, type Connection, type UpdateQuery } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
+import { engineTraits } from '../db/engine-traits.js';
 import { constantTimeEqual } from '../shared/crypto.js';
 import { parseObjectId } from '../shared/ids.js';
 import type { PageRequest } from '../shared/paging.js';
 import { escapeRegex } from '../shared/text.js';
 import { visitorRecordBranches, type PersonKeys } from '../shared/person-keys.js';
 import type { TokenRef } from './tokens.js';
+import { scheduleKeys, scheduleKeysOverlapping } from './schedule-keys.js';
 
 export type AppointmentStatus = 'PENDING' | 'CONFIRMED' | 'REJECTED' | 'CANCELLED';
 
@@ -50,6 +52,12 @@ interface AppointmentDoc extends Omit<Appointment, 'id' | 'workspaceId' | 'visit
   /** SHA-256 of the visitor's manage token, minted at confirmation. */
   manageTokenHash: string | null;
   cancelReason: string | null;
+  /**
+   * `schedule-keys.ts`: the UTC day and month of `scheduledAt`, written with it. Absent on appointments stored
+   * before the keys existed (`fileScheduleKeysOfEarlierVersions` files the confirmed ones a read can reach).
+   */
+  scheduledDay?: string | null;
+  scheduledMonth?: string | null;
 }
 
 const appointmentSchema = new Schema<AppointmentDoc>(
@@ -59,6 +67,8 @@ const appointmentSchema = new Schema<AppointmentDoc>(
     requestedAt: { type: Date, required: true },
     scheduledAt: { type: Date, default: null },
     scheduledEnd: { type: Date, default: null },
+    scheduledDay: { type: String, default: null },
+    scheduledMonth: { type: String, default: null },
     durationMinutes: { type: Number, required: true },
     timezone: { type: String, required: true },
     visitorName: { type: String, required: true },
@@ -84,8 +94,12 @@ const appointmentSchema = new Schema<AppointmentDoc>(
 );
 // Staff list (status filter, newest first).
 appointmentSchema.index({ workspaceId: 1, status: 1, createdAt: -1 });
-// Availability: confirmed appointments overlapping the window.
+// Staff agenda (a status and a time range, in the order of time).
 appointmentSchema.index({ workspaceId: 1, status: 1, scheduledAt: 1 });
+// Availability, booking and the calendar feed (`confirmedOverlapping`): the confirmed appointments of one day,
+// or of one month for a long range, overlapping the range.
+appointmentSchema.index({ workspaceId: 1, scheduledDay: 1, status: 1, scheduledAt: 1 });
+appointmentSchema.index({ workspaceId: 1, scheduledMonth: 1, status: 1, scheduledAt: 1 });
 // Verified lookup: one person's bookings, newest first; also the person timeline's externalId branch (`ofPerson`).
 appointmentSchema.index({ workspaceId: 1, externalId: 1, createdAt: -1 });
 // Person timeline (`ofPerson`): a workspace's bookings made from one widget session, newest first.
@@ -162,24 +176,27 @@ export function appointmentStore(db: Connection) {
     return doc && sameHash(doc[field], tokenHash) ? toAppointment(doc) : null;
   };
   /**
-   * A conditional state change of the appointment `filter` finds; null when the condition no longer holds.
-   * One transition of the appointment (`document-locks.ts`): the condition is checked and the change
-   * written with no other writer of it in between, so of racing confirms, cancels and moves one wins and
-   * the others see its result.
+   * A conditional state change of one appointment; null when `holds` is false of what is stored (or there is
+   * none). One transition of the appointment (`document-locks.ts`): the condition is checked on what is stored
+   * and the change written with no other writer of it in between, so of racing confirms, cancels and moves one
+   * wins and the others see its result. Read and written by `_id` alone, the one filter FerretDB on SQLite
+   * does not answer by decoding every appointment.
    */
-  const leaveState = async (filter: Record<string, unknown>, update: UpdateQuery<AppointmentDoc>) => {
-    const found = await model.findOne(filter, { _id: 1 }).lean<{ _id: Types.ObjectId }>();
-    if (!found) return null;
-    return scope.transition(found._id.toHexString(), async () =>
-      one(await model.findOneAndUpdate({ ...filter, _id: found._id }, update, { returnDocument: 'after' }).lean<AppointmentDoc>()),
-    );
-  };
+  const leaveState = async (_id: Types.ObjectId, holds: (doc: AppointmentDoc) => boolean, update: UpdateQuery<AppointmentDoc>) =>
+    scope.transition(_id.toHexString(), async () => {
+      const stored = await model.findOne({ _id }).lean<AppointmentDoc>();
+      if (!stored || !holds(stored)) return null;
+      return one(await model.findOneAndUpdate({ _id }, update, { returnDocument: 'after' }).lean<AppointmentDoc>());
+    });
   /** `leaveState` for one appointment of the workspace. */
-  const transition = async (workspaceId: string, id: string, condition: Record<string, unknown>, update: UpdateQuery<AppointmentDoc>) => {
+  const transition = async (workspaceId: string, id: string, holds: (doc: AppointmentDoc) => boolean, update: UpdateQuery<AppointmentDoc>) => {
     const _id = parseObjectId(id);
     if (!_id) return null;
-    return leaveState(scope.filter(workspaceId, { _id, ...condition }), update);
+    return leaveState(_id, (doc) => doc.workspaceId.toHexString() === workspaceId && holds(doc), update);
   };
+  const isPending = (doc: AppointmentDoc) => doc.status === 'PENDING';
+  /** Confirmed, still at the start the caller saw. */
+  const confirmedAt = (start: Date) => (doc: AppointmentDoc) => doc.status === 'CONFIRMED' && doc.scheduledAt?.getTime() === start.getTime();
   return {
     /** `id` from `newAppointmentId`, which the cancellation token names. */
     async create(workspaceId: string, id: string, input: Omit<NewAppointment, 'locale'> & { locale?: string | null }, cancellationTokenHash: string): Promise<Appointment> {
@@ -215,10 +232,39 @@ export function appointmentStore(db: Connection) {
       const { docs, total } = await scope.page(workspaceId, where, sort, request);
       return { items: docs.map(toAppointment), total };
     },
-    /** Confirmed appointments whose time overlaps [from, to). */
+    /**
+     * Confirmed appointments whose time overlaps [from, to): one equality query per day (or month) on which
+     * such an appointment can start, in parallel, each keeping the range conditions (exact on every engine,
+     * and MongoDB seeks its index). FerretDB decodes only the appointments filed under those keys.
+     */
     async confirmedOverlapping(workspaceId: string, from: Date, to: Date): Promise<Appointment[]> {
-      const docs = await scope.find(workspaceId, { status: 'CONFIRMED', scheduledAt: { $lt: to }, scheduledEnd: { $gt: from } });
-      return docs.map(toAppointment);
+      const overlapping = { status: 'CONFIRMED' as const, scheduledAt: { $lt: to }, scheduledEnd: { $gt: from } };
+      // Where every query decodes the whole collection (FerretDB on SQLite), one query costs least.
+      if (!engineTraits(db).equalityPushdown) return (await scope.find(workspaceId, overlapping)).map(toAppointment);
+      const found = await Promise.all(scheduleKeysOverlapping(from, to).map((key) => scope.find(workspaceId, { ...key, ...overlapping })));
+      return found.flat().map(toAppointment);
+    },
+    /**
+     * An upgrade (once per database, `upgradeOnce`): files the confirmed appointments stored before the schedule
+     * keys under theirs. Only those ending after `since`: no read by key reaches further back (the calendar feed
+     * goes back a month), and each one costs a write. Each is filed as one transition from what is stored, so a
+     * move on another node in between is not undone. The number filed.
+     */
+    async fileScheduleKeysOfEarlierVersions(since: Date): Promise<number> {
+      const earlier = await model
+        .find({ status: 'CONFIRMED', scheduledEnd: { $gt: since }, scheduledDay: null }, { _id: 1 })
+        .lean<{ _id: Types.ObjectId }[]>();
+      let filed = 0;
+      for (const { _id } of earlier) {
+        const done = await scope.transition(_id.toHexString(), async () => {
+          const stored = await model.findOne({ _id }).lean<AppointmentDoc>();
+          if (!stored?.scheduledAt || stored.scheduledDay) return false;
+          await model.updateOne({ _id }, { $set: scheduleKeys(stored.scheduledAt) });
+          return true;
+        });
+        if (done) filed += 1;
+      }
+      return filed;
     },
     /** A verified person's bookings, newest first; with `id`, only that one (when it is theirs). */
     async verifiedOf(workspaceId: string, externalId: string, limit: number, id?: string): Promise<Appointment[]> {
@@ -257,7 +303,8 @@ export function appointmentStore(db: Connection) {
     async cancelByToken(ref: TokenRef, tokenHash: string, at: Date): Promise<{ cancelled: Appointment } | { used: Appointment } | null> {
       const update = { $set: { status: 'CANCELLED', cancellationTokenHash: null, consumedTokenHash: tokenHash, cancelledAt: at } };
       if ('legacy' in ref) {
-        const cancelled = await leaveState({ cancellationTokenHash: tokenHash, status: 'PENDING' }, update);
+        const live = await model.findOne({ cancellationTokenHash: tokenHash }, { _id: 1 }).lean<{ _id: Types.ObjectId }>();
+        const cancelled = live && (await leaveState(live._id, (doc) => isPending(doc) && doc.cancellationTokenHash === tokenHash, update));
         if (cancelled) return { cancelled };
         // Live first: a racing cancel that won clears the live token and sets the consumed one in one write,
         // so whichever lookup runs after that write finds it. Still PENDING means that cancel is under way.
@@ -279,32 +326,32 @@ export function appointmentStore(db: Connection) {
     },
     /** PENDING -> CONFIRMED; null when it is no longer pending (a concurrent cancel or response won). */
     async confirm(workspaceId: string, id: string, scheduledAt: Date, scheduledEnd: Date, at: Date, manageTokenHash: string | null = null): Promise<Appointment | null> {
-      return transition(workspaceId, id, { status: 'PENDING' }, {
-        $set: { status: 'CONFIRMED', scheduledAt, scheduledEnd, respondedAt: at, cancellationTokenHash: null, manageTokenHash },
+      return transition(workspaceId, id, isPending, {
+        $set: { status: 'CONFIRMED', scheduledAt, scheduledEnd, ...scheduleKeys(scheduledAt), respondedAt: at, cancellationTokenHash: null, manageTokenHash },
       });
     },
     /** CONFIRMED -> CANCELLED (the visitor's manage link), guarded by the start the check saw. */
     async cancelConfirmed(workspaceId: string, id: string, start: Date, reason: string | null, at: Date): Promise<Appointment | null> {
-      return transition(workspaceId, id, { status: 'CONFIRMED', scheduledAt: start }, { $set: { status: 'CANCELLED', cancelledAt: at, cancelReason: reason } });
+      return transition(workspaceId, id, confirmedAt(start), { $set: { status: 'CANCELLED', cancelledAt: at, cancelReason: reason } });
     },
     /** The visitor's move: as `reschedule`, and only while fewer than `limit` moves were made. */
     async rescheduleWithin(workspaceId: string, id: string, from: Date, scheduledAt: Date, scheduledEnd: Date, limit: number): Promise<Appointment | null> {
       return transition(
         workspaceId,
         id,
-        { status: 'CONFIRMED', scheduledAt: from, rescheduleCount: { $lt: limit } },
-        { $set: { scheduledAt, scheduledEnd }, $inc: { rescheduleCount: 1 } },
+        (doc) => confirmedAt(from)(doc) && (doc.rescheduleCount ?? 0) < limit,
+        { $set: { scheduledAt, scheduledEnd, ...scheduleKeys(scheduledAt) }, $inc: { rescheduleCount: 1 } },
       );
     },
 
     async decline(workspaceId: string, id: string, reason: string | null, at: Date): Promise<Appointment | null> {
-      return transition(workspaceId, id, { status: 'PENDING' }, {
+      return transition(workspaceId, id, isPending, {
         $set: { status: 'REJECTED', declineReason: reason, respondedAt: at, cancellationTokenHash: null },
       });
     },
     /** Moves a confirmed appointment, guarded by the start it had when the move was planned. */
     async reschedule(workspaceId: string, id: string, from: Date, scheduledAt: Date, scheduledEnd: Date): Promise<Appointment | null> {
-      return transition(workspaceId, id, { status: 'CONFIRMED', scheduledAt: from }, { $set: { scheduledAt, scheduledEnd }, $inc: { rescheduleCount: 1 } });
+      return transition(workspaceId, id, confirmedAt(from), { $set: { scheduledAt, scheduledEnd, ...scheduleKeys(scheduledAt) }, $inc: { rescheduleCount: 1 } });
     },
   };
 }

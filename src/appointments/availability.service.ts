@@ -45,9 +45,10 @@ async function freeSlots(deps: Deps, settings: AppointmentSettings, rules: Booki
   const slots = generateSlots(settings.businessHours, settings.timezone, settings.slotDurationMinutes, window.start, window.end, rules.dateOverrides);
   if (slots.length === 0) return slots;
   const pad = (rules.bufferBeforeMinutes + rules.bufferAfterMinutes) * MINUTE;
-  // Whole local days around the window, for the per-day count.
-  const from = DateTime.fromJSDate(new Date(window.start.getTime() - pad), { zone: settings.timezone }).startOf('day').minus({ days: 1 }).toJSDate();
-  const to = DateTime.fromJSDate(new Date(window.end.getTime() + pad), { zone: settings.timezone }).endOf('day').plus({ days: 1 }).toJSDate();
+  // The whole local days the window and its buffers touch: every appointment a slot's buffers can meet, and every
+  // one that starts on a slot's local day (the per-day count). Nothing further: each day read costs a query.
+  const from = DateTime.fromJSDate(new Date(window.start.getTime() - pad), { zone: settings.timezone }).startOf('day').toJSDate();
+  const to = DateTime.fromJSDate(new Date(window.end.getTime() + pad), { zone: settings.timezone }).endOf('day').toJSDate();
   const taken = (await appointmentStore(deps.db).confirmedOverlapping(settings.workspaceId, from, to)).filter((a) => a.id !== ignore);
   const perDay = new Map<string, number>();
   for (const a of taken) perDay.set(localDate(a.scheduledAt!, settings.timezone), (perDay.get(localDate(a.scheduledAt!, settings.timezone)) ?? 0) + 1);

@@ -78,7 +78,9 @@ export function cellStore(db: Connection) {
     },
     /** Who holds these cells (to tell leftovers of an interrupted call from real reservations). */
     async holders(workspaceId: string, starts: Date[]): Promise<{ start: Date; appointmentId: string; holdId: string; reservedAt: Date }[]> {
-      const docs = await scope.find(workspaceId, { start: { $in: starts } });
+      // One equality query per cell (an appointment covers at most 12), in parallel: FerretDB decodes every cell
+      // of the workspace, all its appointments' past included, for `$in`, and only the matches for `start`.
+      const docs = (await Promise.all(starts.map((start) => scope.find(workspaceId, { start })))).flat();
       return docs.map((d) => ({ start: d.start, appointmentId: d.appointmentId.toHexString(), holdId: d.holdId.toHexString(), reservedAt: d.reservedAt }));
     },
     /** Removes exactly one cell of one hold. */

@@ -17,6 +17,8 @@ const ALLOWED: Record<string, string> = {
   'db/mongo.ts:schemas': 'schema registry',
   // Each node's locks are attached to its own connection by `attachDocumentLocks` in wire(), and found again through it.
   'db/document-locks.ts:locksOf': 'held by the connection',
+  // Each node's engine traits are attached to its own connection by `attachEngineTraits` in wire().
+  'db/engine-traits.ts:traitsOf': 'held by the connection',
 };
 
 function sourceFiles(dir: string): string[] {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { newWorkspace, startServices, type ServiceHarness } from '../support/service-harness.js';
 import { startEngine, type RunningService } from '../support/services.js';
+import { engineTraits } from '../../src/db/engine-traits.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { documentLocks } from '../../src/db/document-locks.js';
 import type { Deps } from '../../src/deps.js';
@@ -153,6 +154,10 @@ describe.each(engines)('on $name', (engine) => {
 
   test('the engine is known: single writes are guarded on FerretDB only', () => {
     expect(documentLocks(deps.db).guardsSingleWrites).toBe(engine.name.startsWith('ferretdb'));
+  });
+
+  test('the engine is known: equality filters reach the storage everywhere but on FerretDB over SQLite', () => {
+    expect(engineTraits(deps.db).equalityPushdown).toBe(engine.name !== 'ferretdb-sqlite');
   });
 
   test('two saves of different workspace settings at once: both land', async () => {
