@@ -36,6 +36,12 @@ interface CursorDoc {
   from: number;
   /** The counter when the previous pruning ran: a block whose numbers were all taken by then has its records stored (or lost to a crash, whose resend takes new numbers). */
   takenBefore: number;
+  /**
+   * Nothing can be due before the counter passes `quietUpTo` (the count rule) or the retention cutoff passes
+   * `quietUntil` (the oldest record kept): the pruning leaves the workspace unread until then.
+   */
+  quietUpTo?: number;
+  quietUntil?: Date;
 }
 
 const Counters = defineModel(
@@ -44,7 +50,10 @@ const Counters = defineModel(
 );
 const Cursors = defineModel(
   'WebhookPruneCursor',
-  new Schema<CursorDoc>({ _id: { type: String, required: true }, from: { type: Number, required: true }, takenBefore: { type: Number, required: true } }, { collection: 'webhook_prune_cursors', versionKey: false }),
+  new Schema<CursorDoc>(
+    { _id: { type: String, required: true }, from: { type: Number, required: true }, takenBefore: { type: Number, required: true }, quietUpTo: Number, quietUntil: Date },
+    { collection: 'webhook_prune_cursors', versionKey: false },
+  ),
 );
 
 export interface LogPlace {
@@ -52,6 +61,7 @@ export interface LogPlace {
   taken: number;
   from: number;
   takenBefore: number;
+  quiet: { upTo: number; until: Date } | null;
 }
 
 export function deliveryLogStore(db: Connection) {
@@ -83,12 +93,14 @@ export function deliveryLogStore(db: Connection) {
       return Promise.all(
         all.map(async ({ _id: workspaceId, taken }) => {
           const cursor = await cursors.findById(workspaceId).lean<CursorDoc>();
-          return { workspaceId, taken, from: cursor?.from ?? LEGACY_BLOCK, takenBefore: cursor?.takenBefore ?? 0 };
+          const quiet = cursor?.quietUpTo !== undefined && cursor.quietUntil ? { upTo: cursor.quietUpTo, until: cursor.quietUntil } : null;
+          return { workspaceId, taken, from: cursor?.from ?? LEGACY_BLOCK, takenBefore: cursor?.takenBefore ?? 0, quiet };
         }),
       );
     },
-    async moveCursor(workspaceId: string, from: number, takenBefore: number): Promise<void> {
-      await cursors.updateOne({ _id: workspaceId }, { $set: { from, takenBefore } }, { upsert: true });
+    async moveCursor(workspaceId: string, place: Pick<LogPlace, 'from' | 'takenBefore' | 'quiet'>): Promise<void> {
+      const quiet = place.quiet ? { quietUpTo: place.quiet.upTo, quietUntil: place.quiet.until } : {};
+      await cursors.replaceOne({ _id: workspaceId }, { from: place.from, takenBefore: place.takenBefore, ...quiet }, { upsert: true });
     },
   };
 }

@@ -26,21 +26,27 @@ export async function pruneDeliveries(deps: Deps): Promise<{ byAge: number; byCo
 }
 
 async function pruneWorkspace(deps: Deps, place: LogPlace, cutoff: Date, max: number): Promise<{ byAge: number; byCount: number }> {
-  const store = deliveryStore(deps.db);
-  const { workspaceId, taken } = place;
   const pruned = { byAge: 0, byCount: 0 };
+  const { workspaceId, taken } = place;
+  // Nothing stored since that could push a kept record beyond the count, and none of them old yet: not even read.
+  if (place.quiet && taken <= place.quiet.upTo && cutoff <= place.quiet.until) return pruned;
+  const store = deliveryStore(deps.db);
   // Numbers below this one are beyond the newest `max`.
   const keepFrom = taken - max + 1;
   const top = taken > 0 ? blockOf(taken) : LEGACY_BLOCK;
   let from = place.from;
   let emptyBelow = true;
+  /** An unfinished record that is to go once finished: the workspace is walked again next time. */
+  let waiting = false;
+  /** Where the walk stopped: the kept records that are neither old nor beyond the count. */
+  let stoppedAt: LoggedRecord[] | null = null;
   for (let block = place.from; block <= top; block += 1) {
     const records = await store.logBlock(workspaceId, block);
     // Records stored before the numbers are older than every numbered one; among them, the newest are kept by count.
     const ranked = block === LEGACY_BLOCK ? [...records].sort((a, b) => (a._id.toHexString() > b._id.toHexString() ? -1 : 1)) : records;
     const keptOfLegacy = Math.max(0, max - taken);
     const doomed: LoggedRecord[] = [];
-    let young = false;
+    const young: LoggedRecord[] = [];
     ranked.forEach((record, rank) => {
       const beyondCount = block === LEGACY_BLOCK ? rank >= keptOfLegacy : (record.logSeq ?? 0) < keepFrom;
       const old = record.createdAt < cutoff;
@@ -48,7 +54,8 @@ async function pruneWorkspace(deps: Deps, place: LogPlace, cutoff: Date, max: nu
         doomed.push(record);
         if (old) pruned.byAge += 1;
         else pruned.byCount += 1;
-      } else if (!old && !beyondCount) young = true;
+      } else if (!old && !beyondCount) young.push(record);
+      else waiting = true;
     });
     await store.deleteFromBlock(workspaceId, block, doomed.map((record) => record._id));
     // A block is passed for good once empty and all its numbers were taken before the previous run: a group
@@ -56,8 +63,24 @@ async function pruneWorkspace(deps: Deps, place: LogPlace, cutoff: Date, max: nu
     const settled = block === LEGACY_BLOCK || (block + 1) * BLOCK_SIZE <= place.takenBefore;
     emptyBelow &&= doomed.length === records.length && settled;
     if (emptyBelow) from = block + 1;
-    if (young) break;
+    if (young.length) {
+      stoppedAt = young;
+      break;
+    }
   }
-  if (from !== place.from || taken !== place.takenBefore) await deliveryLogStore(deps.db).moveCursor(workspaceId, from, taken);
+  await deliveryLogStore(deps.db).moveCursor(workspaceId, { from, takenBefore: taken, quiet: waiting ? null : quietAfter(stoppedAt, taken, max) });
   return pruned;
+}
+
+/**
+ * Until when the workspace needs no look, after a walk that left only records to keep: until its counter
+ * passes the number that puts the first of them beyond the count, or the cutoff passes the oldest of them.
+ * The blocks after the walk's stop are newer. Records stored before the numbers are ranked among themselves:
+ * any new record may push one out.
+ */
+function quietAfter(kept: LoggedRecord[] | null, taken: number, max: number): { upTo: number; until: Date } {
+  if (!kept) return { upTo: taken, until: new Date(8.64e15) };
+  const numbers = kept.map((record) => record.logSeq ?? 0);
+  const upTo = numbers.some((number) => number === 0) ? taken : Math.min(...numbers) + max - 1;
+  return { upTo, until: new Date(Math.min(...kept.map((record) => record.createdAt.getTime()))) };
 }
