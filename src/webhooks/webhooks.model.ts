@@ -246,6 +246,17 @@ export function deliveryStore(db: Connection) {
       if (!ids.length) return 0;
       return (await model.collection.deleteMany({ workspaceId: new Types.ObjectId(workspaceId), logBlock: block, _id: { $in: ids } })).deletedCount;
     },
+    /**
+     * A catch-up of many blocks wholly beyond the count (a first pruning of a long history, a lowered maximum):
+     * their finished records go with one delete, which decodes the workspace's records once on FerretDB
+     * instead of once per block. What stays of them (unfinished records) is answered.
+     */
+    async deleteFinishedInBlocks(workspaceId: string, from: number, below: number): Promise<{ deleted: number; left: (LoggedRecord & { logBlock: number })[] }> {
+      const blocks = { workspaceId: new Types.ObjectId(workspaceId), logBlock: { $gte: from, $lt: below } };
+      const { deletedCount } = await model.collection.deleteMany({ ...blocks, state: { $in: ['delivered', 'failed'] } });
+      const left = await model.find(blocks, { _id: 1, state: 1, createdAt: 1, logSeq: 1, logBlock: 1 }).lean<(LoggedRecord & { logBlock: number })[]>();
+      return { deleted: deletedCount, left };
+    },
     /** Records stored before their workspace's log was numbered go below every numbered one (an upgrade: it reads every record on FerretDB). */
     async fileUnnumbered(legacyBlock: number): Promise<string[]> {
       const filed = await model.collection.updateMany({ logBlock: { $exists: false } }, { $set: { logBlock: legacyBlock } });

@@ -11,6 +11,8 @@ import { BLOCK_SIZE, LEGACY_BLOCK, blockOf, deliveryLogStore, type LogPlace } fr
  */
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** From this many blocks wholly beyond the count on, they go with one delete (see `deleteFinishedInBlocks`). */
+const CATCH_UP_BLOCKS = 8;
 const finished = (record: LoggedRecord) => record.state === 'delivered' || record.state === 'failed';
 
 /** Finished deliveries past the retention time, then beyond the per-workspace maximum (newest kept). */
@@ -41,6 +43,18 @@ async function pruneWorkspace(deps: Deps, place: LogPlace, cutoff: Date, max: nu
   /** Where the walk stopped: the kept records that are neither old nor beyond the count. */
   let stoppedAt: LoggedRecord[] | null = null;
   for (let block = place.from; block <= top; block += 1) {
+    const beyond = keepFrom > 1 ? blockOf(keepFrom) : 0;
+    if (block >= 0 && beyond - block >= CATCH_UP_BLOCKS) {
+      const { deleted, left } = await store.deleteFinishedInBlocks(workspaceId, block, beyond);
+      pruned.byCount += deleted;
+      if (left.length) waiting = true;
+      // Passed up to the first block with a record left, once all numbers below it were surely stored.
+      const firstLeft = left.length ? Math.min(...left.map((record) => record.logBlock)) : beyond;
+      if (emptyBelow) from = firstLeft * BLOCK_SIZE <= place.takenBefore ? firstLeft : block;
+      emptyBelow &&= !left.length && beyond * BLOCK_SIZE <= place.takenBefore;
+      block = beyond - 1;
+      continue;
+    }
     const records = await store.logBlock(workspaceId, block);
     // Records stored before the numbers are older than every numbered one; among them, the newest are kept by count.
     const ranked = block === LEGACY_BLOCK ? [...records].sort((a, b) => (a._id.toHexString() > b._id.toHexString() ? -1 : 1)) : records;

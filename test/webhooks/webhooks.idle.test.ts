@@ -92,6 +92,23 @@ test('the hourly pruning reads the blocks it deletes from and one more, and noth
   });
 }, 120_000);
 
+test('a long history beyond the count goes with one delete, not one per block; what is waiting for a retry stays', async () => {
+  await withServices({ WEBHOOK_DELIVERY_MAX_PER_WORKSPACE: '10' }, async (services) => {
+    const store = deliveryStore(services.deps.db);
+    const ws = new Types.ObjectId().toHexString();
+    const waiting = newDelivery(services.deps, ws, { event: 'post.published', webhookId: 'waiting', payload: {}, url: 'http://x.test/h', state: 'scheduled', nextAttemptAt: new Date() });
+    const records = [waiting, ...finished(services, ws, 9 * BLOCK_SIZE, 'd')];
+    for (let from = 0; from < records.length; from += 2000) await store.completeFirstAttempts(records.slice(from, from + 2000));
+
+    const commands = await recordCommands(services, async () => expect(await pruneDeliveries(services.deps)).toEqual({ byAge: 0, byCount: records.length - 11 }));
+    // The (empty) block of earlier records; one delete and one look for what stayed across the eight blocks
+    // wholly beyond the count; the block where what stays begins, read and deleted from.
+    expect(commands.map((command) => command.commandName)).toEqual(['find', 'delete', 'find', 'find', 'delete']);
+    const left = await store.list(ws, { limit: 20 });
+    expect(left.map((delivery) => delivery.webhookId)).toEqual([...Array.from({ length: 10 }, (_, n) => `d${9 * BLOCK_SIZE - 1 - n}`), 'waiting']);
+  });
+}, 180_000);
+
 test('pruning by age goes block by block from the oldest and stops at the first young record', async () => {
   await withServices({ WEBHOOK_DELIVERY_RETENTION_DAYS: '30' }, async (services, clock) => {
     const store = deliveryStore(services.deps.db);
