@@ -94,7 +94,8 @@ export function deliveryLogStore(db: Connection) {
         all.map(async ({ _id: workspaceId, taken }) => {
           const cursor = await cursors.findById(workspaceId).lean<CursorDoc>();
           const quiet = cursor?.quietUpTo !== undefined && cursor.quietUntil ? { upTo: cursor.quietUpTo, until: cursor.quietUntil } : null;
-          return { workspaceId, taken, from: cursor?.from ?? LEGACY_BLOCK, takenBefore: cursor?.takenBefore ?? 0, quiet };
+          // Only the upgrade files records below the numbered log, and it starts those workspaces' cursors there.
+          return { workspaceId, taken, from: cursor?.from ?? 0, takenBefore: cursor?.takenBefore ?? 0, quiet };
         }),
       );
     },

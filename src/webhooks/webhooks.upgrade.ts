@@ -25,7 +25,10 @@ export async function upgradeWebhookStorage(db: Connection, logger: Logger): Pro
   // The pruning walks each workspace's numbered log: earlier records go below it, and their workspaces get a log.
   await upgradeOnce(db, 'webhook-delivery-log-numbers', async () => {
     const workspaces = await store.fileUnnumbered(LEGACY_BLOCK);
-    for (const workspaceId of workspaces) await deliveryLogStore(db).take(workspaceId, 0);
+    for (const workspaceId of workspaces) {
+      await deliveryLogStore(db).take(workspaceId, 0);
+      await deliveryLogStore(db).moveCursor(workspaceId, { from: LEGACY_BLOCK, takenBefore: 0, quiet: null });
+    }
     if (workspaces.length) logger.info({ workspaces: workspaces.length }, 'webhooks: delivery records of an earlier version filed below the numbered log');
   });
 }
