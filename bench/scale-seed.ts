@@ -10,7 +10,8 @@
  *   and free slots;
  * - conversations and their messages (messages / conversations each, alternating visitor and agent), the
  *   newest 200 open with their last visitor message unread, the rest closed and read;
- * - webhook deliveries: delivered, one attempt each, to the workspace's endpoint.
+ * - webhook deliveries: delivered, one attempt each, to the workspace's endpoint, numbered in its log
+ *   (`src/webhooks/delivery-log.model.ts`) as the store numbers them.
  *
  * Also runnable alone against a node's database:
  * `MONGODB_URI=... MONGODB_DB=... BENCH_WORKSPACE=<id> BENCH_POST_TYPE=<id> tsx bench/scale-seed.ts`.
@@ -21,6 +22,7 @@ import { createConnection, Types, type Connection } from 'mongoose';
 import type { Document } from 'mongodb';
 import { postStore } from '../src/posts/posts.model.js';
 import { scheduleKeys } from '../src/appointments/schedule-keys.js';
+import { blockOf } from '../src/webhooks/delivery-log.model.js';
 import { publishedForImport } from '../test/support/imported-posts.js';
 
 export interface ScaleCounts {
@@ -191,6 +193,8 @@ function delivery(workspaceId: Types.ObjectId, endpointUrl: string, i: number, t
     finalReason: null,
     redeliveryOf: null,
     endpointId: null,
+    logSeq: i + 1,
+    logBlock: blockOf(i + 1),
     createdAt: at,
     updatedAt: at,
     __v: 0,
@@ -214,9 +218,11 @@ export async function seedScale(options: { uri: string; dbName: string; workspac
     await timed('posts', () => seedPosts(db, options.workspaceId, options.postTypeId, counts.posts, now));
     await timed('appointments', () => inBatches(counts.appointments, (i) => appointment(workspaceId, i, counts.appointments, now), (docs) => db.collection('appointments').insertMany(docs, { ordered: false })));
     await timed('chats', () => seedChats(db, workspaceId, counts.conversations, counts.messages, now));
-    await timed('deliveries', () =>
-      inBatches(counts.deliveries, (i) => delivery(workspaceId, options.endpointUrl, i, counts.deliveries, now), (docs) => db.collection('webhook_deliveries').insertMany(docs, { ordered: false })),
-    );
+    await timed('deliveries', async () => {
+      await inBatches(counts.deliveries, (i) => delivery(workspaceId, options.endpointUrl, i, counts.deliveries, now), (docs) => db.collection('webhook_deliveries').insertMany(docs, { ordered: false }));
+      // The workspace's log counter, as the store keeps it: the records above took its first numbers.
+      await db.collection<{ _id: string; taken: number }>('webhook_delivery_counters').updateOne({ _id: options.workspaceId }, { $inc: { taken: counts.deliveries } }, { upsert: true });
+    });
   } finally {
     await db.close();
   }

@@ -8,7 +8,9 @@
  *   (1) multiplies every default (0.1: one tenth).
  * - Then a fresh node (production mode, built `dist/`, a child; the content cache off, `CONTENT_CACHE_MB=0`,
  *   so every content read is cold) on that data, and from this process, one request at a time:
- *   - idle: BENCH_WINDOW_S (20) seconds at rest after BENCH_WARM_S (10): CPU of the engine (FerretDB, plus on
+ *   - idle: BENCH_WINDOW_S (20) seconds at rest after BENCH_WARM_S (10) (BENCH_PRUNE_DUE=1: with the hourly
+ *     webhook pruning due as the node starts, as after an hour; else it is due only if the node that made the
+ *     workspace stopped before running it): CPU of the engine (FerretDB, plus on
  *     PostgreSQL the server processes serving the bench's database) and of the node, in % of one core, and
  *     the driver commands per second (the job queue's apart);
  *   - availability (the first, computed, and then the node's kept slots), a booking request, the inbox's first
@@ -25,6 +27,7 @@
  * calendar feed (`feed`). Same last JSON line, with those figures.
  */
 import { spawnSync } from 'node:child_process';
+import { MongoClient } from 'mongodb';
 import { readFileSync } from 'node:fs';
 import { benchEngine, benchRedis } from './support/environment.js';
 import { now, percentile, report, round, runBench, spawnChild } from './support/children.js';
@@ -107,7 +110,9 @@ await runBench(async (cleanup) => {
   if (!appointmentsOnly) await pool(PUBLISHES, 8, async (i) => void (await postJson(`${receiverUrl}/hook?secret=bench`, undefined, { event: 'post.published', postId: `warm-${i}` })));
   await receiver.ask('forget');
 
-  const nodeEnv = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', CONTENT_CACHE_MB: '0' };
+  // BENCH_DELIVERY_MAX: the workspace may keep that many deliveries (default 10,000: the pruning then deletes the
+  // seeded ones beyond it, a one-time catch-up), so the history is kept at rest.
+  const nodeEnv = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', CONTENT_CACHE_MB: '0', ...(process.env.BENCH_DELIVERY_MAX ? { WEBHOOK_DELIVERY_MAX_PER_WORKSPACE: process.env.BENCH_DELIVERY_MAX } : {}) };
   let node: NodeChild = await startNode({ uri: engine.uri, dbName: engine.dbName, redisUrl, env: nodeEnv });
   const ws = await createWorkspace(node.url, { locales: ['en'], defaultLocale: 'en' });
   const ok = async (what: string, answer: Promise<ApiResponse>, status = 200) => {
@@ -132,6 +137,12 @@ await runBench(async (cleanup) => {
   const seedStarted = now();
   const seeded = await seedScale({ uri: engine.uri, dbName: engine.dbName, workspaceId: ws.id, postTypeId: blog.id, endpointUrl: `${receiverUrl}/hook?secret=***`, counts, log: console.log });
   const seedSeconds = (now() - seedStarted) / 1000;
+
+  if (process.env.BENCH_PRUNE_DUE === '1') {
+    const client = new MongoClient(engine.uri);
+    await client.db(engine.dbName).collection('jobs').updateOne({ name: 'webhooks.prune' }, { $set: { nextRunAt: new Date(), lockedAt: null } });
+    await client.close();
+  }
 
   const starting = now();
   node = await startNode({ uri: engine.uri, dbName: engine.dbName, redisUrl, env: nodeEnv });

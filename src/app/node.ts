@@ -33,6 +33,7 @@ import { upgradeOnce } from '../db/once.js';
 import { fileOlderDocuments } from '../db/newest-first.js';
 import { messageStore } from '../livechat/messages.model.js';
 import { appointmentStore } from '../appointments/appointments.model.js';
+import { upgradeWebhookStorage } from '../webhooks/webhooks.upgrade.js';
 import { ByteLru } from '../cache/lru.js';
 
 export interface NodeOptions {
@@ -132,6 +133,7 @@ async function upgradeStorage(db: Connection, logger: Logger, clock: Clock): Pro
     const converted = await convertHexStringsToObjectIds(db, collection, 'workspaceId');
     if (converted > 0) logger.info({ collection, converted }, 'stored workspace ids upgraded to ObjectId');
   }
+  await upgradeWebhookStorage(db, logger);
   // Chat messages stored before they carried `unread`.
   await upgradeOnce(db, 'livechat-messages-unread-flag', async () => {
     const flagged = await messageStore(db).flagUnreadOfEarlierVersions();

@@ -4,6 +4,8 @@ import { defineModel, nullOnDuplicate } from '../db/mongo.js';
 import { storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
 import { pendingStore, storedDeliveryOf, type StoredDelivery } from './pending.model.js';
+import { blockOf, deliveryLogStore } from './delivery-log.model.js';
+import { retriesDueStore } from './retries-due.model.js';
 import { isObjectIdHex } from '../shared/ids.js';
 import type { Delivery, DeliveryAttempt, DeliveryState } from './delivery.js';
 
@@ -13,6 +15,17 @@ interface DeliveryDoc extends Omit<StoredDelivery, 'batch' | 'redeliveryOf'> {
   nextAttemptAt: Date | null;
   finalReason: string | null;
   redeliveryOf: string | null;
+  /** The record's number in its workspace's log and its block (`delivery-log.model.ts`); records stored before the numbers have only the block. */
+  logSeq?: number;
+  logBlock: number;
+}
+
+/** What the pruning reads of a record. */
+export interface LoggedRecord {
+  _id: Types.ObjectId;
+  state: DeliveryState;
+  createdAt: Date;
+  logSeq?: number;
 }
 
 const attemptSchema = new Schema<DeliveryAttempt>(
@@ -34,6 +47,8 @@ const deliverySchema = new Schema<DeliveryDoc>(
     finalReason: { type: String, default: null },
     redeliveryOf: { type: String, default: null },
     endpointId: { type: String, default: null },
+    logSeq: { type: Number },
+    logBlock: { type: Number, required: true },
   },
   { timestamps: true, collection: 'webhook_deliveries' },
 );
@@ -41,11 +56,9 @@ const deliverySchema = new Schema<DeliveryDoc>(
 deliverySchema.index({ workspaceId: 1, _id: -1 });
 // One registered endpoint's log: newest first.
 deliverySchema.index({ workspaceId: 1, endpointId: 1, _id: -1 });
-// A workspace's retries by when they are due; at worker boot, the workspaces with retries (or records
-// versions before the pending collection left `pending`). Every index costs each retry's write on FerretDB.
-deliverySchema.index({ state: 1, workspaceId: 1, nextAttemptAt: 1 });
-// Pruning by age.
-deliverySchema.index({ createdAt: 1 });
+// Pruning: one block of a workspace's log at a time (retries to come are found in `webhook_retries`).
+// Every index costs each record's write on FerretDB.
+deliverySchema.index({ workspaceId: 1, logBlock: 1 });
 
 interface LeaseDoc {
   _id: string;
@@ -67,7 +80,7 @@ function toDelivery(doc: DeliveryDoc): Delivery {
   };
 }
 
-function toDoc(delivery: Delivery): DeliveryDoc {
+function toDoc(delivery: Delivery, logSeq: number): DeliveryDoc {
   return {
     _id: new Types.ObjectId(delivery.id),
     workspaceId: new Types.ObjectId(delivery.workspaceId),
@@ -84,30 +97,54 @@ function toDoc(delivery: Delivery): DeliveryDoc {
     endpointId: delivery.endpointId,
     createdAt: delivery.createdAt,
     updatedAt: delivery.updatedAt,
+    logSeq,
+    logBlock: blockOf(logSeq),
   };
 }
 
+const byId = (a: Delivery, b: Delivery) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-const FINISHED: DeliveryState[] = ['delivered', 'failed'];
+/** Retry entries of the records that are to wait for one. */
+const retriesOf = (deliveries: Delivery[]) =>
+  deliveries.flatMap((delivery) => (delivery.state === 'scheduled' ? [{ id: delivery.id, workspaceId: delivery.workspaceId, nextAttemptAt: delivery.nextAttemptAt ?? delivery.createdAt }] : []));
+
 
 export function deliveryStore(db: Connection) {
   const model = Deliveries(db);
   const pending = pendingStore(db);
+  const retries = retriesDueStore(db);
+  const log = deliveryLogStore(db);
   const tenant = tenantScope(model);
+  /** Documents of the records, numbered in their workspace's log in event order. */
+  const numbered = async (deliveries: Delivery[]): Promise<DeliveryDoc[]> => {
+    const byWorkspace = new Map<string, Delivery[]>();
+    for (const delivery of deliveries) byWorkspace.set(delivery.workspaceId, [...(byWorkspace.get(delivery.workspaceId) ?? []), delivery]);
+    const docs = await Promise.all(
+      [...byWorkspace].map(async ([workspaceId, group]) => {
+        const first = await log.take(workspaceId, group.length);
+        return [...group].sort(byId).map((delivery, index) => toDoc(delivery, first + index));
+      }),
+    );
+    return docs.flat();
+  };
   return {
     /** Deliveries with their first attempt to come, grouped by `batch`: one insert into the pending collection. */
     addPending: pending.add.bind(pending),
     /** A delivery stored whole (a redelivery, scheduled at once). */
     async create(delivery: Delivery): Promise<void> {
-      await model.collection.insertOne(toDoc(delivery));
+      await retries.set(retriesOf([delivery]));
+      await model.collection.insertOne((await numbered([delivery]))[0]);
     },
     /**
-     * Group commit of first attempts: the finished records go in with one insert, then leave the pending
-     * collection with one delete. A record already there (a crash between the two) is left as it is.
+     * Group commit of first attempts: the finished records go in with one insert (after the entries of those
+     * to be retried), then leave the pending collection with one delete. A record already there (a crash
+     * between the two) is left as it is.
      */
     async completeFirstAttempts(deliveries: Delivery[]): Promise<void> {
       if (!deliveries.length) return;
-      await nullOnDuplicate(() => model.collection.insertMany(deliveries.map(toDoc), { ordered: false }));
+      await retries.set(retriesOf(deliveries));
+      const docs = await numbered(deliveries);
+      await nullOnDuplicate(() => model.collection.insertMany(docs, { ordered: false }));
     },
     /** Pending entries leave by group: an equality delete, cheap on every engine. */
     removePendingBatch: pending.removeBatch.bind(pending),
@@ -144,22 +181,30 @@ export function deliveryStore(db: Connection) {
       for (const doc of done) byId.set(doc._id.toHexString(), toDelivery(doc));
       return [...byId.values()].sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).slice(0, options.limit);
     },
-    /** The workspace's retries due by `now`, the longest due first, at most `limit`. */
+    /**
+     * The workspace's retries due by `now`, the longest due first, at most `limit`: its retry entries, then
+     * each record by `_id`. An entry whose record is gone or finished (a crash after the record's write) is
+     * dropped here; one whose record waits longer is moved to the record's time.
+     */
     async dueRetries(workspaceId: string, now: Date, limit: number): Promise<Delivery[]> {
-      const docs = await tenant.find(workspaceId, { state: 'scheduled', nextAttemptAt: { $lte: now } }, { sort: { nextAttemptAt: 1 }, limit });
-      return docs.map(toDelivery);
+      const due: Delivery[] = [];
+      for (const entry of await retries.of(workspaceId)) {
+        if (due.length >= limit || entry.nextAttemptAt > now) break;
+        const doc = await model.findById(entry.id).lean<DeliveryDoc>();
+        if (!doc || doc.state !== 'scheduled' || String(doc.workspaceId) !== workspaceId) await retries.remove(entry.id);
+        else if (doc.nextAttemptAt && doc.nextAttemptAt > now) await retries.set([{ id: entry.id, workspaceId, nextAttemptAt: doc.nextAttemptAt }]);
+        else due.push(toDelivery(doc));
+      }
+      return due;
     },
     /** When the workspace's next retry is due; null when none is scheduled. */
     async nextRetryAt(workspaceId: string): Promise<Date | null> {
-      const [next] = await tenant.find(workspaceId, { state: 'scheduled' }, { sort: { nextAttemptAt: 1 }, limit: 1 });
-      return next ? (next.nextAttemptAt ?? new Date(0)) : null;
+      const [next] = await retries.of(workspaceId);
+      return next?.nextAttemptAt ?? null;
     },
     /** Worker boot, across workspaces: those with retries to come. */
-    async workspacesWithRetries(): Promise<string[]> {
-      const ids = await model.distinct('workspaceId', { state: 'scheduled' });
-      return ids.map(String);
-    },
-    /** Worker boot: records versions before the pending collection left `pending`. */
+    workspacesWithRetries: retries.workspaces.bind(retries),
+    /** Records versions before the pending collection left `pending` (an upgrade: it reads every record on FerretDB). */
     async legacyPending(): Promise<Delivery[]> {
       const docs = await model.find({ state: 'pending' }).sort({ _id: 1 }).limit(50_000).lean<DeliveryDoc[]>();
       return docs.map(toDelivery);
@@ -171,32 +216,53 @@ export function deliveryStore(db: Connection) {
         await model.collection.deleteOne({ _id: new Types.ObjectId(delivery.id), state: 'pending' });
       }
     },
+    /** Retry entries for the records versions before `webhook_retries` left scheduled (an upgrade: it reads every record on FerretDB). */
+    async enterScheduledOfEarlierVersions(): Promise<number> {
+      const docs = await model.find({ state: 'scheduled' }).lean<DeliveryDoc[]>();
+      await retries.set(retriesOf(docs.map(toDelivery)));
+      return docs.length;
+    },
     /**
      * The retries of one batch, recorded one after the other: FerretDB 1.24 hangs on an update command of
      * several statements, and concurrent writes only contend for its SQLite writer. The workspace's retry
      * lease makes its holder the only writer of a scheduled record (nothing else updates one), so no
-     * document lock is needed.
+     * document lock is needed. A record waiting again has its entry moved first; a finished one loses it after.
      */
-    async recordRetries(outcomes: { id: string; attempt: DeliveryAttempt; next: { state: DeliveryState; nextAttemptAt: Date | null; finalReason: string | null } }[]): Promise<void> {
-      for (const { id, attempt, next } of outcomes) await model.updateOne({ _id: id }, { $push: { attempts: attempt }, $set: next });
-    },
-    /** Finished deliveries created before `cutoff`, all workspaces. */
-    async pruneOlderThan(cutoff: Date): Promise<number> {
-      const result = await model.collection.deleteMany({ createdAt: { $lt: cutoff }, state: { $in: FINISHED } });
-      return result.deletedCount;
-    },
-    /** Per workspace, finished deliveries beyond the newest `max` deliveries. */
-    async pruneBeyond(max: number): Promise<number> {
-      const counts = await model.aggregate<{ _id: Types.ObjectId; n: number }>([{ $group: { _id: '$workspaceId', n: { $sum: 1 } } }]);
-      let deleted = 0;
-      for (const { _id: workspaceId, n } of counts) {
-        if (n <= max) continue;
-        const [boundary] = await model.find({ workspaceId }, { _id: 1 }).sort({ _id: -1 }).skip(max).limit(1).lean<{ _id: Types.ObjectId }[]>();
-        if (!boundary) continue;
-        const result = await model.collection.deleteMany({ workspaceId, _id: { $lte: boundary._id }, state: { $in: FINISHED } });
-        deleted += result.deletedCount;
+    async recordRetries(outcomes: { id: string; workspaceId: string; attempt: DeliveryAttempt; next: { state: DeliveryState; nextAttemptAt: Date | null; finalReason: string | null } }[]): Promise<void> {
+      for (const { id, workspaceId, attempt, next } of outcomes) {
+        if (next.state === 'scheduled') await retries.set([{ id, workspaceId, nextAttemptAt: next.nextAttemptAt ?? new Date() }]);
+        await model.updateOne({ _id: id }, { $push: { attempts: attempt }, $set: next });
+        if (next.state !== 'scheduled') await retries.remove(id);
       }
-      return deleted;
+    },
+    /** One block of the workspace's log, as the pruning reads it. */
+    async logBlock(workspaceId: string, block: number): Promise<LoggedRecord[]> {
+      return model
+        .find({ workspaceId: new Types.ObjectId(workspaceId), logBlock: block }, { _id: 1, state: 1, createdAt: 1, logSeq: 1 })
+        .lean<LoggedRecord[]>();
+    },
+    /** Records of one block of the workspace's log go (the block's equality filter picks the documents read). */
+    async deleteFromBlock(workspaceId: string, block: number, ids: Types.ObjectId[]): Promise<number> {
+      if (!ids.length) return 0;
+      return (await model.collection.deleteMany({ workspaceId: new Types.ObjectId(workspaceId), logBlock: block, _id: { $in: ids } })).deletedCount;
+    },
+    /**
+     * A catch-up of many blocks wholly beyond the count (a first pruning of a long history, a lowered maximum):
+     * their finished records go with one delete, which decodes the workspace's records once on FerretDB
+     * instead of once per block. What stays of them (unfinished records) is answered.
+     */
+    async deleteFinishedInBlocks(workspaceId: string, from: number, below: number): Promise<{ deleted: number; left: (LoggedRecord & { logBlock: number })[] }> {
+      const blocks = { workspaceId: new Types.ObjectId(workspaceId), logBlock: { $gte: from, $lt: below } };
+      const { deletedCount } = await model.collection.deleteMany({ ...blocks, state: { $in: ['delivered', 'failed'] } });
+      const left = await model.find(blocks, { _id: 1, state: 1, createdAt: 1, logSeq: 1, logBlock: 1 }).lean<(LoggedRecord & { logBlock: number })[]>();
+      return { deleted: deletedCount, left };
+    },
+    /** Records stored before their workspace's log was numbered go below every numbered one (an upgrade: it reads every record on FerretDB). */
+    async fileUnnumbered(legacyBlock: number): Promise<string[]> {
+      const filed = await model.collection.updateMany({ logBlock: { $exists: false } }, { $set: { logBlock: legacyBlock } });
+      if (!filed.modifiedCount) return [];
+      const ids: Types.ObjectId[] = await model.distinct('workspaceId', { logBlock: legacyBlock });
+      return ids.map(String);
     },
   };
 }

@@ -58,7 +58,7 @@ async function sendDue(deps: Deps, workspaceId: string, held: { lost: boolean })
     if (due.length) {
       const outcomes = await inWindow(due, deps.config.WEBHOOK_CONCURRENCY_PER_WORKSPACE, held, async (delivery) => {
         const result = await sendAttempt(deps, delivery, targets).catch((error: unknown) => notSent(deps, delivery, error));
-        return { id: delivery.id, attempt: result.attempt, next: { state: result.state, nextAttemptAt: result.nextAttemptAt, finalReason: result.finalReason } };
+        return { id: delivery.id, workspaceId, attempt: result.attempt, next: { state: result.state, nextAttemptAt: result.nextAttemptAt, finalReason: result.finalReason } };
       });
       // Not recorded (the engine failed): they stay due, and the job backs off before trying them again.
       await store.recordRetries(outcomes);
