@@ -194,6 +194,8 @@ test('one script tag: isolated UI, keyboard, live reply, text-only rendering, re
 test('with the Socket.IO path refused, replies arrive by polling; when it is back, the socket takes over without duplicates', async () => {
   await withContext(async (context, page) => {
     let blocked = true;
+    // Both of Socket.IO's ways in: its WebSocket (which it tries first) and its long-polling requests.
+    await context.routeWebSocket('**/socket.io/**', (socket) => (blocked ? socket.close({ code: 1011, reason: 'refused' }) : socket.connectToServer()));
     await context.route('**/socket.io/**', (route) => (blocked ? route.abort('connectionrefused') : route.continue()));
     await page.goto(siteUrl);
     await openWidget(page);
