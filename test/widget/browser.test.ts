@@ -212,7 +212,8 @@ test('with the Socket.IO path refused, replies arrive by polling; when it is bac
     // A reply stored while the socket reconnects is caught up exactly once.
     const second = await reply(cid, 'Sent while you were reconnecting');
     blocked = false;
-    await eventually(async () => (await transport(page)) === 'live', 10_000);
+    // The next attempt comes after the client's back-off, at most 15 s (each refused attempt now tries both ways in).
+    await eventually(async () => (await transport(page)) === 'live', 20_000);
     await eventually(async () => (await items(page).count()) === 3);
     const third = await reply(cid, 'And this one came by push');
     await eventually(async () => (await items(page).count()) === 4);
