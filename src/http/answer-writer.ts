@@ -61,9 +61,10 @@ export function answerWriter({ logger, redact, requestIdOf, rateLimit, recordDir
   const external = [...bare];
   for (const [name, value] of EXTERNAL_CORS_HEADERS) external.push(name, value);
   external.push('Vary', VARY_BY_CREDENTIAL);
+  const counts = rateLimitHeaders(rateLimit, { count: 0, resetInMs: 0 });
   const heads = {
-    external: { uncounted: external, counted: [...external, ...rateLimitHeaders(rateLimit, { count: 0, resetInMs: 0 })] },
-    elsewhere: { uncounted: bare, counted: [...bare, ...rateLimitHeaders(rateLimit, { count: 0, resetInMs: 0 })] },
+    external: { uncounted: external, counted: [...external, ...counts] },
+    elsewhere: { uncounted: bare, counted: [...bare, ...counts] },
   };
   const REMAINING_AT = 3;
   const RESET_AT = 1;

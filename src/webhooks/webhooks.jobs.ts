@@ -3,7 +3,8 @@ import type { Deps } from '../deps.js';
 import { dispatchWorkspace } from './webhooks.dispatch.js';
 import { WebhookPipeline } from './webhooks.pipeline.js';
 import { adoptDeliveryJob, recoverRetries, retryWorkspace } from './webhooks.retries.js';
-import { DISPATCH_JOB, PRUNE_JOB, RETRY_JOB, leaseTtl, pruneDeliveries, recoverFirstAttempts, scheduleRetry } from './webhooks.schedule.js';
+import { DISPATCH_JOB, PRUNE_JOB, RETRY_JOB, leaseTtl, recoverFirstAttempts, scheduleRetry } from './webhooks.schedule.js';
+import { pruneDeliveries } from './webhooks.prune.js';
 import { deliveryStore } from './webhooks.model.js';
 
 /** How often finished deliveries past the retention limits are deleted. */

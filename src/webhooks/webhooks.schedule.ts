@@ -19,4 +19,3 @@ export async function recoverFirstAttempts(deps: Deps): Promise<number> {
   for (const workspaceId of workspaces) await deps.jobs.enqueueUnique(DISPATCH_JOB, { workspaceId }, 'workspaceId');
   return workspaces.length;
 }
-export { pruneDeliveries } from './webhooks.prune.js';

@@ -6,7 +6,7 @@ import { ManualClock } from '../../src/shared/clock.js';
 import { deliveryStore } from '../../src/webhooks/webhooks.model.js';
 import { BLOCK_SIZE } from '../../src/webhooks/delivery-log.model.js';
 import type { Delivery } from '../../src/webhooks/delivery.js';
-import { pruneDeliveries } from '../../src/webhooks/webhooks.schedule.js';
+import { pruneDeliveries } from '../../src/webhooks/webhooks.prune.js';
 import { retryWorkspace } from '../../src/webhooks/webhooks.retries.js';
 import { newDelivery } from '../../src/webhooks/webhooks.sealing.js';
 

@@ -7,7 +7,8 @@ import { ManualClock } from '../../src/shared/clock.js';
 import { workspaceStore } from '../../src/workspaces/workspaces.model.js';
 import { deliveryStore } from '../../src/webhooks/webhooks.model.js';
 import type { Delivery } from '../../src/webhooks/delivery.js';
-import { PRUNE_JOB, pruneDeliveries } from '../../src/webhooks/webhooks.schedule.js';
+import { PRUNE_JOB } from '../../src/webhooks/webhooks.schedule.js';
+import { pruneDeliveries } from '../../src/webhooks/webhooks.prune.js';
 import { newDelivery } from '../../src/webhooks/webhooks.sealing.js';
 import { startReceiver, type Behaviour } from './receiver.js';
 
