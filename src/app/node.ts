@@ -128,11 +128,14 @@ const SCHEDULE_KEYS_FILED_BACK_MS = 62 * 24 * 3_600_000;
 
 /** Data written by earlier versions, brought to today's shape before the node serves. */
 async function upgradeStorage(db: Connection, logger: Logger, clock: Clock): Promise<void> {
-  // Webhook deliveries and outbox mails stored their workspace id as a hex string before 0.2.
-  for (const collection of ['webhook_deliveries', 'email_outbox']) {
-    const converted = await convertHexStringsToObjectIds(db, collection, 'workspaceId');
-    if (converted > 0) logger.info({ collection, converted }, 'stored workspace ids upgraded to ObjectId');
-  }
+  // Webhook deliveries and outbox mails stored their workspace id as a hex string before 0.2. The look for
+  // strings decodes every delivery on FerretDB (a type filter never reaches its storage), so it runs once.
+  await upgradeOnce(db, 'workspace-ids-as-object-ids', async () => {
+    for (const collection of ['webhook_deliveries', 'email_outbox']) {
+      const converted = await convertHexStringsToObjectIds(db, collection, 'workspaceId');
+      if (converted > 0) logger.info({ collection, converted }, 'stored workspace ids upgraded to ObjectId');
+    }
+  });
   await upgradeWebhookStorage(db, logger);
   // Chat messages stored before they carried `unread`.
   await upgradeOnce(db, 'livechat-messages-unread-flag', async () => {
