@@ -114,6 +114,7 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
     deps,
     recoverJobs: () => jobRegistry.recover(),
     close: async () => {
+      await jobRegistry.webhooks.finish(WEBHOOKS_FINISH_WITHIN_MS);
       await jobs.stop();
       await cache.close();
       await deps.storage.close();
@@ -122,6 +123,9 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
     },
   };
 }
+
+/** How long a closing node waits for its webhook attempts in flight to be answered and recorded (`main` ends a shutdown after 10 s). */
+const WEBHOOKS_FINISH_WITHIN_MS = 5_000;
 
 /** Twice the calendar feed's month back: the furthest back a read by schedule key goes. */
 const SCHEDULE_KEYS_FILED_BACK_MS = 62 * 24 * 3_600_000;

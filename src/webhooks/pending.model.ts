@@ -62,13 +62,14 @@ const Pending = defineModel('WebhookPending', pendingSchema);
 /** A group's text stays far below the engines' 16 MB document limit, however large the payloads. */
 const MAX_GROUP_TEXT = 4 * 1024 * 1024;
 
-function groupDocs(deliveries: Delivery[]): PendingGroupDoc[] {
+/** `idOf`: a group document's `_id`, by default its first delivery's id (so storing a group twice collides). */
+function groupDocs(deliveries: Delivery[], idOf = (first: Delivery) => new Types.ObjectId(first.id)): PendingGroupDoc[] {
   const docs: PendingGroupDoc[] = [];
   type Open = { first: Delivery; batch: string; targets: Map<string, number>; targetList: StoredGroup['targets']; items: string[]; size: number };
   let open: Open | null = null;
   const close = (group: Open) => {
     const deliveriesJson = `{"targets":${JSON.stringify(group.targetList)},"deliveries":[${group.items.join(',')}]}`;
-    docs.push({ _id: new Types.ObjectId(group.first.id), workspaceId: new Types.ObjectId(group.first.workspaceId), batch: group.batch, deliveriesJson, createdAt: group.first.createdAt });
+    docs.push({ _id: idOf(group.first), workspaceId: new Types.ObjectId(group.first.workspaceId), batch: group.batch, deliveriesJson, createdAt: group.first.createdAt });
   };
   // Each delivery is serialized once, into the text of the group it joins.
   const item = (group: Open, delivery: Delivery) => {
@@ -140,6 +141,18 @@ export function pendingStore(db: Connection) {
     async add(deliveries: Delivery[]): Promise<void> {
       const docs = groupDocs(deliveries);
       if (docs.length) await nullOnDuplicate(() => model.collection.insertMany(docs, { ordered: false }));
+    },
+    /**
+     * The deliveries of `batch` not sent yet move to a group of their own, and the batch leaves: a holder that
+     * sent part of a group and stops leaves only the rest to the next one (a group otherwise leaves whole, once
+     * all of it is recorded). The new group's documents take new ids: one named after a delivery could be a
+     * document of the batch still there.
+     */
+    async regroup(batch: string, unsent: Delivery[]): Promise<void> {
+      const rest = new Types.ObjectId().toHexString();
+      const docs = groupDocs(unsent.map((delivery) => ({ ...delivery, batch: rest })), () => new Types.ObjectId());
+      if (docs.length) await model.collection.insertMany(docs, { ordered: true });
+      await model.collection.deleteMany({ batch });
     },
     /** A batch leaves by an equality delete, cheap on every engine. */
     async removeBatch(batch: string): Promise<void> {

@@ -49,7 +49,35 @@ export async function dispatchWorkspace(
   touch: () => Promise<void>,
   recorded: Delivery[] = [],
 ): Promise<{ attempted: number; busyUntil: Date | null }> {
+  const dispatch = dispatchOnNode(node, workspaceId, touch, recorded);
+  node.dispatches.add(dispatch);
+  try {
+    return await dispatch;
+  } finally {
+    node.dispatches.delete(dispatch);
+  }
+}
+
+/** How soon another node takes over what a closing node left pending. */
+const HAND_OVER_MS = 1_000;
+
+/** A closing node leaves its pending deliveries to the dispatch job, due soon, for any other node to run. */
+async function handOver(node: WebhookPipeline, workspaceId: string, attempted: number): Promise<{ attempted: number; busyUntil: Date | null }> {
   const { deps } = node;
+  if (!(await deliveryStore(deps.db).hasPending(workspaceId))) return { attempted, busyUntil: null };
+  const due = new Date(Date.now() + HAND_OVER_MS);
+  await deps.jobs.enqueueNoLaterThan(DISPATCH_JOB, { workspaceId }, 'workspaceId', due);
+  return { attempted, busyUntil: due };
+}
+
+async function dispatchOnNode(
+  node: WebhookPipeline,
+  workspaceId: string,
+  touch: () => Promise<void>,
+  recorded: Delivery[],
+): Promise<{ attempted: number; busyUntil: Date | null }> {
+  const { deps } = node;
+  if (node.closing) return handOver(node, workspaceId, 0);
   const leases = leaseStore(deps.db);
   const running = node.active.get(workspaceId);
   if (running) {
@@ -69,9 +97,11 @@ export async function dispatchWorkspace(
       node.active.delete(workspaceId);
       if (dispatcher.stopped) return { attempted, busyUntil: null };
       await leases.release(workspaceId, holder);
+      if (node.closing) return await handOver(node, workspaceId, attempted);
       // A delivery stored after the last look and before the release found the lease taken: look again.
       if (!(await deliveryStore(deps.db).hasPending(workspaceId)) || node.active.has(workspaceId)) return { attempted, busyUntil: null };
       node.active.set(workspaceId, dispatcher);
+      if (node.closing) dispatcher.finish();
       dispatcher.wake(true);
       if (!(await leases.acquire(workspaceId, holder, leaseTtl(deps)))) return { attempted, busyUntil: null };
     }
@@ -101,6 +131,8 @@ class Dispatcher {
   private signal: (() => void) | null = null;
   /** The lease is lost or outcomes could not be written: this holder starts nothing more and keeps its lease until it runs out. */
   stopped = false;
+  /** The node is closing: this holder starts nothing more, records what it sent, and releases its lease. */
+  private finishing = false;
 
   constructor(
     private readonly deps: Deps,
@@ -118,6 +150,11 @@ class Dispatcher {
     const signal = this.signal;
     this.signal = null;
     signal?.();
+  }
+
+  finish(): void {
+    this.finishing = true;
+    this.wake();
   }
 
   /** Deliveries just stored (in event order, after any handed before): no need to read them back. */
@@ -149,6 +186,7 @@ class Dispatcher {
     const ticker = setInterval(() => this.wake(), RENEW_EVERY_MS).unref();
     try {
       await this.run();
+      if (this.finishing && !this.stopped) await this.regroupUnsent();
       return this.attempted - attemptedBefore;
     } finally {
       clearInterval(ticker);
@@ -159,27 +197,45 @@ class Dispatcher {
     const window = this.deps.config.WEBHOOK_CONCURRENCY_PER_WORKSPACE;
     for (;;) {
       if (Date.now() - this.renewedAt >= RENEW_EVERY_MS && !this.stopped) await this.renew();
-      if (!this.stopped && this.more) {
+      if (!this.stopped && !this.finishing && this.more) {
         this.more = false;
         this.removedDuringFetch = new Set();
         const found = await deliveryStore(this.deps.db).pending(this.workspaceId);
         if (this.take(found)) this.queue.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
         this.removedDuringFetch = new Set();
       }
-      while (!this.stopped && this.inFlight < window && this.queue.length) this.start(this.queue.shift()!);
+      while (!this.stopped && !this.finishing && this.inFlight < window && this.queue.length) this.start(this.queue.shift()!);
       // A stopped holder records nothing more (the deliveries stay pending for the next holder); keeping
       // them would restart an empty commit on every wake-up, forever.
       if (this.stopped) this.finished = [];
       if (this.finished.length && !this.committing && this.recordNow()) this.committing = this.commit().finally(() => ((this.committing = null), this.wake()));
       const idle = this.inFlight === 0 && !this.finished.length && !this.committing;
-      if (idle && (this.stopped || (!this.queue.length && !this.more && !this.recording()))) return;
+      if (idle && (this.stopped || this.finishing || (!this.queue.length && !this.more && !this.recording()))) return;
       await new Promise<void>((resolve) => (this.signal = resolve));
+    }
+  }
+
+  /**
+   * A finishing holder has every attempt it made recorded; the groups it sent in part would still leave only
+   * whole, and the next holder would send their recorded deliveries again: what it did not send moves to a
+   * group of its own.
+   */
+  private async regroupUnsent(): Promise<void> {
+    for (const [batch, entry] of this.batches) {
+      const unsent = this.queue.filter((delivery) => (delivery.batch ?? delivery.id) === batch);
+      if (unsent.length === entry.ids.length) continue;
+      try {
+        await deliveryStore(this.deps.db).regroupPending(batch, unsent);
+      } catch (error) {
+        // The group stays (or both do): the next holder sends the recorded ones again, with the same Webhook-Id.
+        this.deps.logger.warn({ err: error, workspaceId: this.workspaceId }, 'webhook deliveries not regrouped; some may be sent again');
+      }
     }
   }
 
   /** Outcomes are recorded once nothing waits to start or is being stored, or once they have waited long enough (or are many). */
   private recordNow(): boolean {
-    return (!this.queue.length && !this.recording()) || this.finished.length >= RECORD_BEHIND_MAX || Date.now() - this.finishedSince >= RECORD_BEHIND_MS;
+    return this.finishing || (!this.queue.length && !this.recording()) || this.finished.length >= RECORD_BEHIND_MAX || Date.now() - this.finishedSince >= RECORD_BEHIND_MS;
   }
 
   /** Started in queue (event) order; the POST leaves before the next one is started. */

@@ -148,6 +148,7 @@ export function deliveryStore(db: Connection) {
     },
     /** Pending entries leave by group: an equality delete, cheap on every engine. */
     removePendingBatch: pending.removeBatch.bind(pending),
+    regroupPending: pending.regroup.bind(pending),
     /** All the workspace's pending deliveries, in event order. */
     pending: pending.of.bind(pending),
     hasPending: pending.any.bind(pending),

@@ -15,6 +15,8 @@ export interface ActiveDispatcher {
   offer(deliveries: Delivery[]): void;
   /** Decide again; `more`: pending deliveries may be stored that it was not handed. */
   wake(more?: boolean): void;
+  /** The node is closing: start nothing more, record the attempts in flight, then end. */
+  finish(): void;
 }
 
 /**
@@ -30,6 +32,24 @@ export class WebhookPipeline {
   writing = false;
   /** Events per workspace queued or being stored on this node: their dispatcher waits for them instead of stopping. */
   readonly recording = new Map<string, number>();
+  /** The dispatches running on this node (`dispatchWorkspace`), so a closing node can wait for them. */
+  readonly dispatches = new Set<Promise<unknown>>();
+  /** The node is closing: no dispatch starts, and the running ones end once what they sent is recorded. */
+  closing = false;
 
   constructor(readonly deps: Deps) {}
+
+  /**
+   * Before a node closes: its dispatchers start nothing more, and the attempts in flight are answered and
+   * recorded, within `withinMs`. Without it the database closed under them: their outcomes were lost, and the
+   * next holder sent those deliveries a second time. What was not started stays pending for another node.
+   */
+  async finish(withinMs: number): Promise<void> {
+    this.closing = true;
+    for (const dispatcher of this.active.values()) dispatcher.finish();
+    let timer: NodeJS.Timeout | undefined;
+    const outOfTime = new Promise<void>((resolve) => (timer = setTimeout(resolve, withinMs).unref()));
+    await Promise.race([Promise.allSettled([...this.dispatches]), outOfTime]);
+    clearTimeout(timer);
+  }
 }

@@ -15,4 +15,6 @@ process.on('message', async ({ count, event }: { count: number; event: Record<st
   process.send!({ published: count });
 });
 process.on('disconnect', () => process.exit(0));
+// As `main` does on SIGTERM: the node's shutdown, then exit.
+process.on('SIGTERM', () => void node.stop().finally(() => process.exit(0)));
 process.send!({ url: node.url });

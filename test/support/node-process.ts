@@ -5,13 +5,16 @@ import type { TestNodeOptions } from './harness.js';
 
 /**
  * A Hearth node in a child process (started as `startTestNode` starts one), for tests that must kill a
- * node outright (SIGKILL): no shutdown code runs, nothing in flight is finished or recorded.
+ * node outright (SIGKILL: no shutdown code runs, nothing in flight is finished or recorded) or stop it as
+ * `npm start` stops on SIGTERM.
  */
 export interface NodeProcess {
   url: string;
   /** Publishes `count` domain events built from `event` (`{i}` in its string values becomes the index), all at once. */
   publish(count: number, event: Record<string, unknown>): Promise<void>;
   kill(): Promise<void>;
+  /** SIGTERM, as a rolling deploy stops a node: its shutdown code runs; resolves once the process has exited. */
+  stop(): Promise<void>;
 }
 
 export async function startNodeProcess(options: Pick<TestNodeOptions, 'dbName' | 'env'>): Promise<NodeProcess> {
@@ -34,6 +37,10 @@ export async function startNodeProcess(options: Pick<TestNodeOptions, 'dbName' |
       }),
     kill: async () => {
       child.kill('SIGKILL');
+      await exited;
+    },
+    stop: async () => {
+      child.kill('SIGTERM');
       await exited;
     },
   };

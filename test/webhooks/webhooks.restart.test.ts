@@ -1,4 +1,5 @@
 import { afterAll, expect, test } from '@jest/globals';
+import { Types } from 'mongoose';
 import { createWorkspace, eventually, request, startTestNode, uniqueDbName } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { workspaceStore } from '../../src/workspaces/workspaces.model.js';
@@ -75,3 +76,33 @@ test('a worker killed (SIGKILL) mid-burst loses nothing: the next worker sends w
   expect(idsByPost.size).toBe(count);
   for (const ids of idsByPost.values()) expect(ids.size).toBe(1);
 }, 90_000);
+
+test('a worker stopped (SIGTERM) mid-burst sends each event once: what it had in flight is answered and recorded before it closes, and a running node sends the rest', async () => {
+  receiver ??= await startReceiver();
+  const dbName = uniqueDbName('hooks-stop');
+  // A lease that would outlast the test: the rest goes on only because the stopped node hands it over.
+  const env = { WEBHOOK_TIMEOUT_MS: '60000', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' };
+  const stopping = await startNodeProcess({ dbName, env });
+  const ws = await createWorkspace(stopping.url);
+  const patched = await request(stopping.url, `/admin/workspaces/${ws.id}`, { method: 'PATCH', token: ws.token, body: { webhookUrl: receiver.url('/rolling') } });
+  expect(patched.status).toBe(200);
+  const other = await startTestNode({ dbName, env: { ...env, NODE_ROLE: 'worker' } });
+  nodes.push(other);
+  // Slow answers: a full window of attempts is in flight when the stop comes.
+  receiver.script('/rolling', ['delay:300']);
+  const count = 300;
+  await stopping.publish(count, { event: 'post.published', workspaceId: ws.id, postId: 'post-{i}', slug: 'post-{i}', title: 'Post {i}', publishedAt: new Date().toISOString() });
+  const published = () => receiver.on('/rolling').filter((hit) => hit.body?.event === 'post.published');
+  await eventually(() => published().length >= 40, 30_000);
+  await stopping.stop();
+  expect(new Set(published().map((hit) => hit.body.postId)).size).toBeLessThan(count);
+
+  await eventually(() => new Set(published().map((hit) => hit.body.postId)).size === count, 40_000);
+  const hitsByPost = new Map<string, number>();
+  for (const hit of published()) hitsByPost.set(hit.body.postId, (hitsByPost.get(hit.body.postId) ?? 0) + 1);
+  expect([...hitsByPost.values()].filter((hits) => hits > 1)).toEqual([]);
+  // And the delivery log holds every one of them, none left pending.
+  const records = other.deps.db.collection('webhook_deliveries');
+  await eventually(async () => (await records.countDocuments({ workspaceId: new Types.ObjectId(ws.id), event: 'post.published' })) === count, 10_000);
+  expect(await other.deps.db.collection('webhook_pending').countDocuments({})).toBe(0);
+}, 120_000);
