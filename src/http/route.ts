@@ -77,6 +77,12 @@ export interface RawCredentials {
 export interface NodeAuthenticator {
   resolve: Authenticator;
   fromMemory(def: RouteDef, raw: RawCredentials): MemoAuthentication | undefined;
+  /**
+   * The handler context a key of this workspace gets on a key-authenticated route, without a request (a kept
+   * answer built again in the background): the workspace as it is now; undefined for another auth mode or a
+   * workspace that is gone.
+   */
+  principalOf(def: RouteDef, workspaceId: string): Promise<object | undefined>;
 }
 
 /** Path parameters that are credentials (a path token, a signed URL's `:sig`): never logged, never recorded. */
@@ -134,6 +140,11 @@ export interface RouteDef<A extends AuthMode = AuthMode, P extends ZodType = Zod
    * content or settings write of that workspace invalidates them (see `src/cache/`).
    */
   cache?: 'published';
+  /*
+   * (A kept answer is also built again without a request, after a republish dropped it: `handle` then gets
+   * params, query and principal as its reader's request had them and a request without headers, so such a
+   * handler reads nothing of `req` but what `conditionalGet` does, and nothing of `res`.)
+   */
   /** For a `cache: 'published'` route: true for a request that must neither be answered from nor kept in the cache. */
   bypassCache?(query: z.output<Q>): boolean;
   /**
