@@ -137,14 +137,12 @@ export interface RouteDef<A extends AuthMode = AuthMode, P extends ZodType = Zod
   /**
    * `published`: a read of published content of `ctx.workspace`. Its 200 answers are kept serialized (with
    * their ETag) per workspace + route + validated params and query, and answered from memory until a
-   * content or settings write of that workspace invalidates them (see `src/cache/`).
+   * content or settings write of that workspace invalidates them (see `src/cache/`). After a republish dropped
+   * one, it may be built again without a request (pre-warm): `handle` then gets the params, query and principal
+   * its reader's request had and a request without headers, so such a handler reads nothing of `req` but what
+   * `conditionalGet` does, and nothing of `res`.
    */
   cache?: 'published';
-  /*
-   * (A kept answer is also built again without a request, after a republish dropped it: `handle` then gets
-   * params, query and principal as its reader's request had them and a request without headers, so such a
-   * handler reads nothing of `req` but what `conditionalGet` does, and nothing of `res`.)
-   */
   /** For a `cache: 'published'` route: true for a request that must neither be answered from nor kept in the cache. */
   bypassCache?(query: z.output<Q>): boolean;
   /**
