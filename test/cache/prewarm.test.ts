@@ -28,11 +28,16 @@ const prewarmsOf = (node: HearthNode) => {
   return { builds: prewarmBuilds, kept: prewarmed };
 };
 
-/** Driver commands `node` sends while `work` runs. */
+/**
+ * Driver commands `node` sends while `work` runs (`find posts`), but the key memo's own refresh: a key used
+ * late in its 5 s life is looked up again in the background (`find credentials`, `find workspaces`), which a
+ * slow run can make fall within a read that is answered from memory.
+ */
+const KEY_MEMO_REFRESH = ['find credentials', 'find workspaces'];
 async function commandsOn<T>(node: HearthNode, work: () => Promise<T>): Promise<{ result: T; commands: string[] }> {
   const commands: string[] = [];
-  const result = await watchingCommands(node, (event) => commands.push(event.commandName), work);
-  return { result, commands };
+  const result = await watchingCommands(node, (event) => commands.push(`${event.commandName} ${String(event.command[event.commandName])}`), work);
+  return { result, commands: commands.filter((command) => !KEY_MEMO_REFRESH.includes(command)) };
 }
 
 /** Reads each path on the node until it is kept there (the second read is a hit): what a reader uses. */
@@ -130,11 +135,12 @@ describe('after a publish, each node builds again the answers readers used befor
     // The last publish is answered before B builds anything after it (B waits for a pause of 200 ms at least).
     await prewarmedOn(b, prewarmsOf(b), 1);
 
-    // Only the list was dropped (the burst's posts had no page kept). A pause within the burst may build it
-    // (each makes the next pause waited for twice as long), so it is built a few times, never once per publish.
+    // Only the list was dropped (the burst's posts had no page kept). A pause within the burst may build it,
+    // and each such build doubles the pause the next one waits for (200 ms, 400 ms, ... up to 5 s): a few
+    // builds however slow the machine makes the burst (about 3 here), never one per publish.
     const builds = prewarmsOf(b).builds - before.builds;
     expect(builds).toBeGreaterThanOrEqual(1);
-    expect(builds).toBeLessThanOrEqual(5);
+    expect(builds).toBeLessThanOrEqual(8);
     const list = await commandsOn(b, () => read(b, '/external/posts', ws));
     expect(list.commands).toEqual([]);
     expect(list.result.body.pageInfo.total).toBe(51);
