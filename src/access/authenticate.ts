@@ -160,7 +160,19 @@ export function nodeAuthenticator(deps: Deps): NodeAuthenticator {
   return {
     resolve: (_deps, def, req) => authenticate(deps, def, req, unknown),
     fromMemory: (def, raw) => authenticateFromMemo(deps, def, raw, lastKeyOf),
+    principalOf: (def, workspaceId) => keyPrincipalOf(deps, def, workspaceId),
   };
+}
+
+/**
+ * What `resolveWorkspaceCredential` gives a key of this workspace, read afresh rather than kept from the
+ * request that first built an answer: remembered like a key's workspace, and dropped with it by any change.
+ */
+async function keyPrincipalOf(deps: Deps, def: RouteDef, workspaceId: string): Promise<KeyPrincipal | undefined> {
+  const kind = ACCEPTS[def.auth]?.[0];
+  if (!kind) return undefined;
+  const workspace = await deps.cache.memo.remember(`workspace:${workspaceId}`, () => [workspaceTag(workspaceId)], () => findWorkspace(deps, workspaceId));
+  return workspace ? { workspace, credentialKind: kind } : undefined;
 }
 
 async function authenticate(deps: Deps, def: RouteDef, req: Request, unknown: ByteLru<true>): Promise<Authentication> {

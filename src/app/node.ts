@@ -81,6 +81,7 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
     contentMaxBytes: config.CONTENT_CACHE_MB * 1024 * 1024,
     contentTtlMs: config.CONTENT_CACHE_TTL_SECONDS * 1000,
     contentStaleGraceMs: config.CONTENT_STALE_GRACE_MS,
+    contentPrewarmMax: config.CONTENT_PREWARM_MAX,
     computedMaxBytes: config.AVAILABILITY_CACHE_MB * 1024 * 1024,
     computedTtlMs: AVAILABILITY_HORIZON_MS,
   });

@@ -8,6 +8,7 @@ import { ComputedCache } from './computed-cache.js';
 export { ContentCache, contentTag, workspaceTag } from './content-cache.js';
 export { jsonBytes } from './computed-cache.js';
 export type { CachedAnswer, ContentCacheStats } from './content-cache.js';
+export type { Rebuild, Rebuilt } from './prewarm-queue.js';
 
 /** How long a credential, session or membership lookup is remembered (invalidations end it sooner). */
 export const MEMO_TTL_MS = 5_000;
@@ -40,10 +41,16 @@ export class Caches {
   static async start(
     redis: RedisClient | undefined,
     logger: Logger,
-    options: { contentMaxBytes: number; contentTtlMs: number; contentStaleGraceMs?: number; computedMaxBytes: number; computedTtlMs: number },
+    options: { contentMaxBytes: number; contentTtlMs: number; contentStaleGraceMs?: number; contentPrewarmMax?: number; computedMaxBytes: number; computedTtlMs: number },
   ): Promise<Caches> {
     const bus = await InvalidationBus.start(redis, logger);
-    const content = new ContentCache(bus, { maxBytes: options.contentMaxBytes, ttlMs: options.contentTtlMs, staleGraceMs: options.contentStaleGraceMs });
+    const content = new ContentCache(bus, {
+      maxBytes: options.contentMaxBytes,
+      ttlMs: options.contentTtlMs,
+      staleGraceMs: options.contentStaleGraceMs,
+      prewarmMax: options.contentPrewarmMax,
+      logger,
+    });
     const computed = new ComputedCache(bus, { maxBytes: options.computedMaxBytes, ttlMs: options.computedTtlMs });
     return new Caches(bus, content, new MemoCache(bus, { ttlMs: MEMO_TTL_MS }), computed);
   }
@@ -110,6 +117,7 @@ export class Caches {
   }
 
   close(): Promise<void> {
+    this.content.close();
     return this.bus.close();
   }
 }

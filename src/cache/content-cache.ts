@@ -1,5 +1,7 @@
-import { ByteLru } from './lru.js';
+import type { Logger } from 'pino';
+import { ByteLru, monotonicMs } from './lru.js';
 import type { InvalidationBus } from './invalidation-bus.js';
+import { PREWARM_QUIET_MS, PrewarmQueue, type DroppedAnswer, type Rebuild } from './prewarm-queue.js';
 
 /** One serialized 200 answer: its bytes (JSON unless its headers name a Content-Type) and the headers it was sent with (ETag, Cache-Control). */
 export interface CachedAnswer {
@@ -14,6 +16,9 @@ export interface ContentCacheStats {
   hitRatio: number;
   entries: number;
   bytes: number;
+  /** Answers a republish dropped that were built again before any reader asked (`prewarmed`: those kept). */
+  prewarmBuilds: number;
+  prewarmed: number;
 }
 
 /** A key's workspace: its first line (see `ContentCache.key`). */
@@ -53,6 +58,14 @@ export type BuildToken = string;
  * the same generation meanwhile wait for that answer (`joinBuild`), or take the answer a republish
  * replaced while it is within its grace (`stale`), instead of each building it again, which is what made
  * a publish's invalidation fall through to the engine all at once.
+ *
+ * Pre-warm: an answer a republish dropped is built again in the background (`Rebuild`, kept with it by
+ * whoever stored it), before its next reader asks, when readers used it since it was last built: that
+ * targets what readers actually read (the list pages with their own queries, the post's page in the forms
+ * read) and nothing else. Per workspace, once its publishes pause (`PrewarmQueue`), at most `prewarmMax`
+ * answers, the most recently read first. A pre-warm is a reader like any other: it builds under the
+ * generation rules (an answer a later write made old is not kept) and shares the build with readers who
+ * ask meanwhile. A withdrawn post's answers and a settings change are never built ahead.
  */
 export class ContentCache {
   private readonly lru: ByteLru<CachedAnswer>;
@@ -68,26 +81,46 @@ export class ContentCache {
   private readonly generations = new Map<string, number>();
   private epoch = 0;
   /** The builds running now, by key: their token and the answer they will store (undefined: not cacheable). */
-  private readonly builds = new Map<string, { token: BuildToken; answer: Promise<CachedAnswer | undefined> }>();
+  private readonly builds = new Map<string, { token: BuildToken; answer: Promise<CachedAnswer | undefined>; joined?: boolean }>();
   /** Answers a republish replaced, until their grace ends: given to readers while their rebuild runs. */
   private readonly stale = new Map<string, { answer: CachedAnswer; until: number }>();
   private readonly staleGraceMs: number;
   private readonly now: () => number;
   private hits = 0;
   private misses = 0;
+  /** How each kept answer that can be built without a reader is built again (see `store`). */
+  private readonly rebuilds = new Map<string, Rebuild>();
+  /**
+   * Answers a pre-warm kept that no reader has read since, with when a reader last had them at the latest
+   * (when the answer they read was dropped): built again only for as long as an answer lives (`ttlMs`)
+   * after that, so a burst of publishes keeps what readers use warm, and nothing stays warm for nobody.
+   */
+  private readonly unreadPrewarms = new Map<string, number>();
+  private readonly ttlMs: number;
+  private readonly prewarms: PrewarmQueue;
+  /** The pre-warms building now, by key, and whether a write since then ruled out building them again. */
+  private readonly prewarming = new Map<string, { dependencies: string[]; ruledOut: boolean }>();
+  private prewarmBuilds = 0;
+  private prewarmed = 0;
+  private readonly logger?: Logger;
 
   constructor(
     private readonly bus: InvalidationBus,
-    options: { maxBytes: number; ttlMs: number; now?: () => number; staleGraceMs?: number },
+    options: { maxBytes: number; ttlMs: number; now?: () => number; staleGraceMs?: number; prewarmMax?: number; logger?: Logger },
   ) {
     this.now = options.now ?? Date.now;
     this.staleGraceMs = options.staleGraceMs ?? 0;
+    this.logger = options.logger;
+    this.ttlMs = options.ttlMs;
+    this.prewarms = new PrewarmQueue({ max: options.prewarmMax ?? 0, quietMs: PREWARM_QUIET_MS, now: monotonicMs, run: (workspaceId, key, dropped) => void this.prewarm(workspaceId, key, dropped) });
     this.lru = new ByteLru<CachedAnswer>({ ...options, onRemove: (key) => this.unindex(key) });
     bus.onInvalidate((tags) => {
       for (const tag of tags) {
         if (tag.startsWith('workspace:')) {
           const workspaceId = tag.slice('workspace:'.length);
           this.nextGeneration(workspaceId);
+          this.prewarms.cancel(workspaceId);
+          this.ruleOutRunning(workspaceId, () => true);
           for (const key of [...(this.byWorkspace.get(workspaceId) ?? [])]) this.drop(key, false);
           for (const key of this.stale.keys()) if (workspaceOf(key) === workspaceId) this.stale.delete(key);
         } else if (tag.startsWith('content')) {
@@ -95,8 +128,13 @@ export class ContentCache {
           const staleAllowed = tag.startsWith('content~:');
           const [workspaceId, dependency] = splitOnce(tag.slice(tag.indexOf(':') + 1), ':');
           this.nextGeneration(workspaceId);
+          if (!staleAllowed) this.withdrawn(workspaceId, dependency);
           for (const held of [dependency, EVERY_POST]) {
-            for (const key of [...(this.byDependency.get(`${workspaceId}\n${held}`) ?? [])]) this.drop(key, staleAllowed);
+            for (const key of [...(this.byDependency.get(`${workspaceId}\n${held}`) ?? [])]) {
+              const hot = staleAllowed ? this.hotRebuildOf(key) : undefined;
+              this.drop(key, staleAllowed);
+              if (hot) this.prewarms.add(workspaceId, key, hot);
+            }
           }
         }
       }
@@ -104,6 +142,8 @@ export class ContentCache {
     });
     bus.onResync(() => {
       this.epoch += 1;
+      this.prewarms.cancelAll();
+      for (const running of this.prewarming.values()) running.ruledOut = true;
       this.lru.clear();
       this.stale.clear();
     });
@@ -121,6 +161,7 @@ export class ContentCache {
     const hit = this.bus.live ? this.lru.get(key) : undefined;
     if (hit) {
       this.hits += 1;
+      this.markRead(key);
       return { hit };
     }
     this.misses += 1;
@@ -136,7 +177,9 @@ export class ContentCache {
    */
   joinBuild(key: string, token: BuildToken): Promise<CachedAnswer | undefined> | undefined {
     const running = this.builds.get(key);
-    return running && running.token === token ? running.answer : undefined;
+    if (!running || running.token !== token) return undefined;
+    running.joined = true;
+    return running.answer;
   }
 
   /** Announces the build of `key` under `token` until `answer` settles. */
@@ -152,12 +195,18 @@ export class ContentCache {
   /** The cached answer counted as a hit, or undefined counted as nothing (the caller falls back to `lookup`). */
   hitOnly(key: string): CachedAnswer | undefined {
     const hit = this.bus.live ? this.lru.get(key) : undefined;
-    if (hit) this.hits += 1;
+    if (hit) {
+      this.hits += 1;
+      this.markRead(key);
+    }
     return hit;
   }
 
-  /** Keeps `answer` unless its workspace changed since `token` was handed out; `dependsOn`: see `contentTag`. */
-  store(workspaceId: string, key: string, answer: CachedAnswer, token: BuildToken, dependsOn?: string[]): void {
+  /**
+   * Keeps `answer` unless its workspace changed since `token` was handed out; `dependsOn`: see `contentTag`.
+   * `rebuild`: how to build it again without a reader, once a republish dropped it (pre-warm).
+   */
+  store(workspaceId: string, key: string, answer: CachedAnswer, token: BuildToken, dependsOn?: string[], rebuild?: Rebuild): void {
     if (token !== this.tokenOf(workspaceId) || !this.bus.live) return;
     this.stale.delete(key);
     if (!this.lru.set(key, answer, answer.bytes.length + key.length * 2 + OVERHEAD_BYTES)) return;
@@ -165,11 +214,83 @@ export class ContentCache {
     const dependencies = dependsOn ?? [EVERY_POST];
     this.dependenciesOf.set(key, dependencies);
     for (const dependency of dependencies) addTo(this.byDependency, `${workspaceId}\n${dependency}`, key);
+    if (rebuild) this.rebuilds.set(key, rebuild);
   }
 
   stats(): ContentCacheStats {
     const lookups = this.hits + this.misses;
-    return { hits: this.hits, misses: this.misses, hitRatio: lookups ? this.hits / lookups : 0, entries: this.lru.entries, bytes: this.lru.bytes };
+    const { prewarmBuilds, prewarmed } = this;
+    return { hits: this.hits, misses: this.misses, hitRatio: lookups ? this.hits / lookups : 0, entries: this.lru.entries, bytes: this.lru.bytes, prewarmBuilds, prewarmed };
+  }
+
+  /** Stops the pre-warms waiting for their workspace's publishes to pause (the node is closing). */
+  close(): void {
+    this.prewarms.cancelAll();
+  }
+
+  /**
+   * Builds a dropped answer again as a reader would, unless a reader is doing it or did it already. Its
+   * failure is the next reader's to meet: logged at debug, nothing else. An answer a write made old during
+   * the build is not kept; the write that did so dropped nothing (it was not kept yet), so it waits for the
+   * workspace's next pause instead (unless that write withdrew what it shows or changed settings).
+   */
+  private async prewarm(workspaceId: string, key: string, dropped: DroppedAnswer): Promise<void> {
+    const token = this.tokenOf(workspaceId);
+    if (!this.bus.live || this.lru.peek(key) || this.builds.get(key)?.token === token) return;
+    this.prewarmBuilds += 1;
+    const running = { dependencies: dropped.dependencies, ruledOut: false };
+    this.prewarming.set(key, running);
+    const built = dropped.rebuild().catch((error: unknown) => {
+      this.logger?.debug({ err: error, key }, 'pre-warm of a content answer failed');
+      return undefined;
+    });
+    this.building(key, token, built.then((rebuilt) => rebuilt?.answer));
+    const shared = this.builds.get(key)!;
+    const rebuilt = await built;
+    if (this.prewarming.get(key) === running) this.prewarming.delete(key);
+    if (!rebuilt) return;
+    if (token !== this.tokenOf(workspaceId)) {
+      if (this.bus.live && !running.ruledOut) this.prewarms.add(workspaceId, key, dropped);
+      return;
+    }
+    const joined = shared.joined === true;
+    this.store(workspaceId, key, rebuilt.answer, token, rebuilt.dependsOn, dropped.rebuild);
+    if (this.lru.peek(key) !== rebuilt.answer) return;
+    this.prewarmed += 1;
+    if (!joined) this.unreadPrewarms.set(key, dropped.readBy);
+  }
+
+  /**
+   * How to build `key` again when a republish drops it: a live answer a reader built or read since it was
+   * last built ahead (a reader had it by now, at the latest), or one built ahead that readers had lately.
+   */
+  private hotRebuildOf(key: string): DroppedAnswer | undefined {
+    const rebuild = this.rebuilds.get(key);
+    const recency = this.lru.recency(key);
+    if (!rebuild || recency === undefined || !this.lru.peek(key)) return undefined;
+    const now = this.now();
+    const readBy = this.unreadPrewarms.get(key) ?? now;
+    if (now - readBy >= this.ttlMs) return undefined;
+    return { rebuild, dependencies: this.dependenciesOf.get(key) ?? [EVERY_POST], recency, readBy };
+  }
+
+  /**
+   * A post was withdrawn (or a media item changed): what showed it is neither served stale nor built ahead;
+   * a list waiting to be built ahead stays (it is built without the post).
+   */
+  private withdrawn(workspaceId: string, dependency: string): void {
+    for (const key of this.stale.keys()) if (workspaceOf(key) === workspaceId) this.stale.delete(key);
+    if (dependency === 'posts') return;
+    this.prewarms.forget(workspaceId, dependency);
+    this.ruleOutRunning(workspaceId, (dependencies) => dependencies.includes(dependency));
+  }
+
+  private ruleOutRunning(workspaceId: string, showing: (dependencies: string[]) => boolean): void {
+    for (const [key, running] of this.prewarming) if (workspaceOf(key) === workspaceId && showing(running.dependencies)) running.ruledOut = true;
+  }
+
+  private markRead(key: string): void {
+    if (this.unreadPrewarms.size !== 0) this.unreadPrewarms.delete(key);
   }
 
   private tokenOf(workspaceId: string): BuildToken {
@@ -198,6 +319,8 @@ export class ContentCache {
     removeFrom(this.byWorkspace, workspaceId, key);
     for (const dependency of this.dependenciesOf.get(key) ?? []) removeFrom(this.byDependency, `${workspaceId}\n${dependency}`, key);
     this.dependenciesOf.delete(key);
+    this.rebuilds.delete(key);
+    this.unreadPrewarms.delete(key);
   }
 }
 

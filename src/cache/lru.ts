@@ -48,6 +48,11 @@ export class ByteLru<V> {
     return slot && slot.expiresAt > this.now() ? slot.value : undefined;
   }
 
+  /** How recently the entry was stored or read (larger: more recent; see `get`), or undefined when it is not held. */
+  recency(key: string): number | undefined {
+    return this.slots.get(key)?.stamp;
+  }
+
   get(key: string): V | undefined {
     const slot = this.slots.get(key);
     if (!slot) return undefined;

@@ -52,6 +52,11 @@ const configSchema = z.object({
    * its rebuild (one reader rebuilds it); 0: never. Withdrawn posts and settings changes are never served stale.
    */
   CONTENT_STALE_GRACE_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
+  /**
+   * After a post's republish, how many of the answers it dropped that readers had used each node builds again
+   * before they ask (per workspace, once its publishes pause, the most recently read first); 0: none.
+   */
+  CONTENT_PREWARM_MAX: z.coerce.number().int().min(0).max(32).default(4),
   /** Memory of each node for computed appointment availability (free slots per workspace, LRU by size); 0 turns it off. */
   AVAILABILITY_CACHE_MB: z.coerce.number().min(0).default(32),
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(30),

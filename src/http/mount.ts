@@ -1,10 +1,10 @@
-import type { Express, Response } from 'express';
+import type { Express, Request, Response } from 'express';
 import type { ZodType } from 'zod';
 import type { Deps } from '../deps.js';
 import { AppError, invalid, issuesFromZod } from '../shared/errors.js';
 import type { NodeAuthenticator, Reply, RouteDef } from './route.js';
 import { SENT_JSON_BYTES } from './recorder.js';
-import { ContentCache, type CachedAnswer } from '../cache/caches.js';
+import { ContentCache, type CachedAnswer, type Rebuild } from '../cache/caches.js';
 import { enforceRateLimit } from './rate-limit.js';
 import type { RouteTable } from './route-table.js';
 import type { AnswerWriter } from './answer-writer.js';
@@ -48,6 +48,34 @@ export function cacheKeyFor(workspaceId: string, def: RouteDef, request: string)
   return ContentCache.key(workspaceId, `${def.method} ${def.path}`, request);
 }
 
+/** A 200 reply with a body as the content cache keeps it, or undefined (another status, nothing to keep). */
+function keptAnswerOf(reply: Reply): CachedAnswer | undefined {
+  if ((reply.status ?? 200) !== 200 || reply.body === undefined || reply.kept) return undefined;
+  const bytes = Buffer.isBuffer(reply.body) ? reply.body : (reply.json ?? Buffer.from(JSON.stringify(reply.body)));
+  return { bytes, headers: reply.headers ?? {} };
+}
+
+/**
+ * The request a kept answer is built again with, without a reader: no headers, so no `If-None-Match` (a kept
+ * answer is the unconditional one). Cached routes read nothing else of their request (see `RouteDef.cache`).
+ */
+const HEADERLESS_REQUEST = Object.freeze({ headers: Object.freeze({}), get: () => undefined, header: () => undefined }) as unknown as Request;
+const NO_RESPONSE = Object.freeze({}) as Response;
+
+/**
+ * How the content cache builds a kept answer again after a republish dropped it (pre-warm): the route's
+ * handler with its reader's validated params and query, under the workspace's principal as it is now.
+ */
+function rebuildOf(deps: Deps, authenticator: NodeAuthenticator, def: RouteDef, workspaceId: string, params: unknown, query: unknown): Rebuild {
+  return async () => {
+    const principal = await authenticator.principalOf(def, workspaceId);
+    if (!principal) return undefined;
+    const reply = await def.handle({ deps, req: HEADERLESS_REQUEST, res: NO_RESPONSE, params, query, body: {}, ...principal });
+    const answer = keptAnswerOf(reply);
+    return answer && { answer, dependsOn: reply.dependsOn };
+  };
+}
+
 /**
  * Registers every route of the table: authenticate (the node's one auth resolution of the declared mode),
  * rate limit by the credential it resolved, validate, call the handler, send its reply. Routes declared
@@ -87,10 +115,9 @@ export function mountRoutes(app: Express, deps: Deps, { table, auth: authenticat
         });
         if (res.headersSent) return;
         if (reply.kept) return writer.kept(req, res, def, reply.kept, counted);
-        if (build && (reply.status ?? 200) === 200 && reply.body !== undefined) {
-          const bytes = Buffer.isBuffer(reply.body) ? reply.body : (reply.json ?? Buffer.from(JSON.stringify(reply.body)));
-          const answer = { bytes, headers: reply.headers ?? {} };
-          cache.store(build.workspaceId, build.key, answer, build.token, reply.dependsOn);
+        const answer = build && keptAnswerOf(reply);
+        if (build && answer) {
+          cache.store(build.workspaceId, build.key, answer, build.token, reply.dependsOn, rebuildOf(deps, authenticator, def, build.workspaceId, params, query));
           share(answer);
           return sendCached(answer);
         }

@@ -77,6 +77,12 @@ export interface RawCredentials {
 export interface NodeAuthenticator {
   resolve: Authenticator;
   fromMemory(def: RouteDef, raw: RawCredentials): MemoAuthentication | undefined;
+  /**
+   * The handler context a key of this workspace gets on a key-authenticated route, without a request (a kept
+   * answer built again in the background): the workspace as it is now; undefined for another auth mode or a
+   * workspace that is gone.
+   */
+  principalOf(def: RouteDef, workspaceId: string): Promise<object | undefined>;
 }
 
 /** Path parameters that are credentials (a path token, a signed URL's `:sig`): never logged, never recorded. */
@@ -131,7 +137,10 @@ export interface RouteDef<A extends AuthMode = AuthMode, P extends ZodType = Zod
   /**
    * `published`: a read of published content of `ctx.workspace`. Its 200 answers are kept serialized (with
    * their ETag) per workspace + route + validated params and query, and answered from memory until a
-   * content or settings write of that workspace invalidates them (see `src/cache/`).
+   * content or settings write of that workspace invalidates them (see `src/cache/`). After a republish dropped
+   * one, it may be built again without a request (pre-warm): `handle` then gets the params, query and principal
+   * its reader's request had and a request without headers, so such a handler reads nothing of `req` but what
+   * `conditionalGet` does, and nothing of `res`.
    */
   cache?: 'published';
   /** For a `cache: 'published'` route: true for a request that must neither be answered from nor kept in the cache. */

@@ -10,7 +10,8 @@ import { contentAdmin } from '../content/content-helpers.js';
 let redis: RunningService;
 let a: HearthNode;
 let b: HearthNode;
-const env = { RATE_LIMIT_PER_MINUTE: '100000' };
+// These tests observe what each write drops: nothing is built ahead here (test/cache/prewarm.test.ts).
+const env = { RATE_LIMIT_PER_MINUTE: '100000', CONTENT_PREWARM_MAX: '0' };
 
 beforeAll(async () => {
   redis = await startRedis();
