@@ -23,8 +23,12 @@ const RETRY_BASE_MS = 4_000;
  * them unsent for good; the bench, not this test, measures the engine's speed.
  */
 const LATE_MS = 120_000;
-/** The third attempts follow the second ones by 24 s ± 20 %, as late as those were: the same margin. */
-const ALL_DELIVERED_WITHIN_MS = 30_000 + LATE_MS;
+/**
+ * Once the receiver is back, the last deliveries arrive by their fourth attempt at the latest: a third attempt
+ * (24 s ± 20 % after the second) can come before the receiver is back when the second ones spread late (the
+ * team's own workspace.updated events first), and the fourth follows it by 144 s ± 20 %; as late as the others.
+ */
+const ALL_DELIVERED_WITHIN_MS = 1.2 * 144_000 + LATE_MS;
 jest.setTimeout(600_000);
 
 let engine: RunningService;

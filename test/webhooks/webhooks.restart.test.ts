@@ -46,20 +46,30 @@ test('a worker that dies mid-retry leaves the job locked; a second worker finish
   expect(delivery.attempts.map((a: any) => [a.number, a.statusCode, a.outcome])).toEqual([[1, 500, 'retry'], [2, 200, 'delivered']]);
 });
 
-test('a worker killed (SIGKILL) mid-burst loses nothing: the next worker sends what it had not, any repeat with the same Webhook-Id', async () => {
+/**
+ * A worker in a child process whose workspace sends its webhooks to `path` of the receiver (answering after
+ * `delayMs`), publishing `count` post events at once; `published()`: the receiver's hits of those events
+ * (the workspace's own change may be announced there too).
+ */
+async function burstingWorker(prefix: string, env: Record<string, string>, path: string, delayMs: number, count: number) {
   receiver ??= await startReceiver();
-  const dbName = uniqueDbName('hooks-kill');
-  const env = { WEBHOOK_TIMEOUT_MS: '600', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' };
-  const doomed = await startNodeProcess({ dbName, env });
-  const ws = await createWorkspace(doomed.url);
-  const patched = await request(doomed.url, `/admin/workspaces/${ws.id}`, { method: 'PATCH', token: ws.token, body: { webhookUrl: receiver.url('/burst') } });
+  const dbName = uniqueDbName(prefix);
+  const worker = await startNodeProcess({ dbName, env });
+  const ws = await createWorkspace(worker.url);
+  const patched = await request(worker.url, `/admin/workspaces/${ws.id}`, { method: 'PATCH', token: ws.token, body: { webhookUrl: receiver.url(path) } });
   expect(patched.status).toBe(200);
-  // Slow answers keep the burst going long enough to kill the worker in the middle of it.
-  receiver.script('/burst', ['delay:25']);
+  receiver.script(path, [`delay:${delayMs}`]);
+  const published = () => receiver.on(path).filter((hit) => hit.body?.event === 'post.published');
+  const publish = () => worker.publish(count, { event: 'post.published', workspaceId: ws.id, postId: 'post-{i}', slug: 'post-{i}', title: 'Post {i}', publishedAt: new Date().toISOString() });
+  return { dbName, worker, ws, published, publish };
+}
+
+test('a worker killed (SIGKILL) mid-burst loses nothing: the next worker sends what it had not, any repeat with the same Webhook-Id', async () => {
+  const env = { WEBHOOK_TIMEOUT_MS: '600', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' };
   const count = 400;
-  await doomed.publish(count, { event: 'post.published', workspaceId: ws.id, postId: 'post-{i}', slug: 'post-{i}', title: 'Post {i}', publishedAt: new Date().toISOString() });
-  // Only the burst's events (the workspace's own change may be announced there too).
-  const published = () => receiver.on('/burst').filter((hit) => hit.body?.event === 'post.published');
+  // Slow answers keep the burst going long enough to kill the worker in the middle of it.
+  const { dbName, worker: doomed, published, publish } = await burstingWorker('hooks-kill', env, '/burst', 25, count);
+  await publish();
   await eventually(() => published().length >= 40, 20_000);
   await doomed.kill();
   const atKill = new Set(published().map((hit) => hit.body.postId)).size;
@@ -78,21 +88,14 @@ test('a worker killed (SIGKILL) mid-burst loses nothing: the next worker sends w
 }, 90_000);
 
 test('a worker stopped (SIGTERM) mid-burst sends each event once: what it had in flight is answered and recorded before it closes, and a running node sends the rest', async () => {
-  receiver ??= await startReceiver();
-  const dbName = uniqueDbName('hooks-stop');
   // A lease that would outlast the test: the rest goes on only because the stopped node hands it over.
   const env = { WEBHOOK_TIMEOUT_MS: '60000', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' };
-  const stopping = await startNodeProcess({ dbName, env });
-  const ws = await createWorkspace(stopping.url);
-  const patched = await request(stopping.url, `/admin/workspaces/${ws.id}`, { method: 'PATCH', token: ws.token, body: { webhookUrl: receiver.url('/rolling') } });
-  expect(patched.status).toBe(200);
+  const count = 300;
+  // Slow answers: a full window of attempts is in flight when the stop comes.
+  const { dbName, worker: stopping, ws, published, publish } = await burstingWorker('hooks-stop', env, '/rolling', 300, count);
   const other = await startTestNode({ dbName, env: { ...env, NODE_ROLE: 'worker' } });
   nodes.push(other);
-  // Slow answers: a full window of attempts is in flight when the stop comes.
-  receiver.script('/rolling', ['delay:300']);
-  const count = 300;
-  await stopping.publish(count, { event: 'post.published', workspaceId: ws.id, postId: 'post-{i}', slug: 'post-{i}', title: 'Post {i}', publishedAt: new Date().toISOString() });
-  const published = () => receiver.on('/rolling').filter((hit) => hit.body?.event === 'post.published');
+  await publish();
   await eventually(() => published().length >= 40, 30_000);
   await stopping.stop();
   expect(new Set(published().map((hit) => hit.body.postId)).size).toBeLessThan(count);
