@@ -41,7 +41,7 @@ export const healthRoutes = [
     path: '/metrics',
     summary: 'Cache figures of this node',
     description:
-      'Counters since the node started. `contentCache`: lookups of published-content answers (`hits`, `misses`, `hitRatio` = hits / lookups, 0 before the first), and what the cache holds now (`entries`, `bytes`, bounded by `CONTENT_CACHE_MB`). A node whose Redis subscription is down counts every lookup as a miss.',
+      'Counters since the node started. `contentCache`: lookups of published-content answers (`hits`, `misses`, `hitRatio` = hits / lookups, 0 before the first), what the cache holds now (`entries`, `bytes`, bounded by `CONTENT_CACHE_MB`), and the answers a republish dropped that it built again before a reader asked (`prewarmBuilds`; `prewarmed`: those kept, see `CONTENT_PREWARM_MAX`). A node whose Redis subscription is down counts every lookup as a miss.',
     tags,
     auth: 'none',
     responses: {
@@ -54,6 +54,8 @@ export const healthRoutes = [
             hitRatio: z.number().min(0).max(1),
             entries: z.number().int(),
             bytes: z.number().int(),
+            prewarmBuilds: z.number().int(),
+            prewarmed: z.number().int(),
           }),
         }),
       },
