@@ -28,6 +28,24 @@ node.deps.db.getClient().on('commandStarted', (event) => {
   else commands += 1;
 });
 
+// BENCH_SLOW_COMMANDS_MS: each driver command slower than that, on stderr (what a slow phase spends the engine on).
+const slowMs = Number(process.env.BENCH_SLOW_COMMANDS_MS ?? 0);
+if (slowMs > 0) {
+  const started = new Map<number, string>();
+  const client = node.deps.db.getClient();
+  client.on('commandStarted', (event) => {
+    const { [event.commandName]: collection, filter, query, pipeline } = event.command as Record<string, unknown>;
+    started.set(event.requestId, `${event.commandName} ${String(collection)} ${JSON.stringify(filter ?? query ?? pipeline ?? '').slice(0, 300)}`);
+  });
+  const finished = (event: { requestId: number; duration: number }) => {
+    const what = started.get(event.requestId);
+    started.delete(event.requestId);
+    if (event.duration >= slowMs) process.stderr.write(`slow command ${event.duration} ms: ${what}\n`);
+  };
+  client.on('commandSucceeded', finished);
+  client.on('commandFailed', finished);
+}
+
 const chatTrace = process.env.BENCH_TRACE ? traceChat(node) : () => ({});
 
 const gc = (globalThis as { gc?: () => void }).gc;

@@ -84,6 +84,7 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
     contentPrewarmMax: config.CONTENT_PREWARM_MAX,
     computedMaxBytes: config.AVAILABILITY_CACHE_MB * 1024 * 1024,
     computedTtlMs: AVAILABILITY_HORIZON_MS,
+    indexMaxBytes: config.PUBLISHED_POSTS_MB * 1024 * 1024,
   });
 
   const deps: Deps = {

@@ -4,11 +4,13 @@ import { ContentCache, contentTag, workspaceTag } from './content-cache.js';
 import { InvalidationBus } from './invalidation-bus.js';
 import { MemoCache } from './memo-cache.js';
 import { ComputedCache } from './computed-cache.js';
+import { WorkspaceIndex, type IndexSource } from './workspace-index.js';
 
 export { ContentCache, contentTag, workspaceTag } from './content-cache.js';
 export { jsonBytes } from './computed-cache.js';
 export type { CachedAnswer, ContentCacheStats } from './content-cache.js';
 export type { Rebuild, Rebuilt } from './prewarm-queue.js';
+export type { IndexSource, WorkspaceIndex } from './workspace-index.js';
 
 /** How long a credential, session or membership lookup is remembered (invalidations end it sooner). */
 export const MEMO_TTL_MS = 5_000;
@@ -36,12 +38,24 @@ export class Caches {
     readonly content: ContentCache,
     readonly memo: MemoCache,
     readonly computed: ComputedCache,
+    private readonly indexOptions: { maxBytes: number; ttlMs: number },
   ) {}
+
+  private readonly indexes = new Map<string, WorkspaceIndex<unknown>>();
 
   static async start(
     redis: RedisClient | undefined,
     logger: Logger,
-    options: { contentMaxBytes: number; contentTtlMs: number; contentStaleGraceMs?: number; contentPrewarmMax?: number; computedMaxBytes: number; computedTtlMs: number },
+    options: {
+      contentMaxBytes: number;
+      contentTtlMs: number;
+      contentStaleGraceMs?: number;
+      contentPrewarmMax?: number;
+      computedMaxBytes: number;
+      computedTtlMs: number;
+      /** Memory for the kept published posts of workspaces (`workspaceIndex`); 0: none kept. */
+      indexMaxBytes?: number;
+    },
   ): Promise<Caches> {
     const bus = await InvalidationBus.start(redis, logger);
     const content = new ContentCache(bus, {
@@ -52,12 +66,26 @@ export class Caches {
       logger,
     });
     const computed = new ComputedCache(bus, { maxBytes: options.computedMaxBytes, ttlMs: options.computedTtlMs });
-    return new Caches(bus, content, new MemoCache(bus, { ttlMs: MEMO_TTL_MS }), computed);
+    const indexOptions = { maxBytes: options.indexMaxBytes ?? 0, ttlMs: options.contentTtlMs };
+    return new Caches(bus, content, new MemoCache(bus, { ttlMs: MEMO_TTL_MS }), computed, indexOptions);
   }
 
   /** Whether cached answers may be used now (false while a Redis subscription is down). */
   get live(): boolean {
     return this.bus.live;
+  }
+
+  /**
+   * The node's one index called `name` of each workspace's published items (made on first use with `source`):
+   * kept current by the content invalidations, see `WorkspaceIndex`.
+   */
+  workspaceIndex<T>(name: string, source: () => IndexSource<T>): WorkspaceIndex<T> {
+    let index = this.indexes.get(name) as WorkspaceIndex<T> | undefined;
+    if (!index) {
+      index = new WorkspaceIndex<T>(this.bus, source(), this.indexOptions);
+      this.indexes.set(name, index);
+    }
+    return index;
   }
 
   /** Public content or settings of the workspace changed: its content answers and its workspace object go. */

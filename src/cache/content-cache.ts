@@ -42,6 +42,13 @@ export const workspaceTag = (workspaceId: string) => `workspace:${workspaceId}`;
 export const contentTag = (workspaceId: string, dependency: string, staleAllowed = false) => `${staleAllowed ? 'content~' : 'content'}:${workspaceId}:${dependency}`;
 const EVERY_POST = '*';
 
+/** A `contentTag`'s parts, or undefined for any other tag. */
+export function parseContentTag(tag: string): { workspaceId: string; dependency: string; staleAllowed: boolean } | undefined {
+  if (!tag.startsWith('content')) return undefined;
+  const [workspaceId, dependency] = splitOnce(tag.slice(tag.indexOf(':') + 1), ':');
+  return { workspaceId, dependency, staleAllowed: tag.startsWith('content~:') };
+}
+
 /**
  * What a miss hands its builder: the generation the answer is built under. An answer is stored only while
  * its workspace is still at that generation (no write of the workspace landed meanwhile).
@@ -125,8 +132,7 @@ export class ContentCache {
           for (const key of this.stale.keys()) if (workspaceOf(key) === workspaceId) this.stale.delete(key);
         } else if (tag.startsWith('content')) {
           // A post changed: the answers that show it go, and those that depend on every post; the rest stay.
-          const staleAllowed = tag.startsWith('content~:');
-          const [workspaceId, dependency] = splitOnce(tag.slice(tag.indexOf(':') + 1), ':');
+          const { workspaceId, dependency, staleAllowed } = parseContentTag(tag)!;
           this.nextGeneration(workspaceId);
           if (!staleAllowed) this.withdrawn(workspaceId, dependency);
           for (const held of [dependency, EVERY_POST]) {

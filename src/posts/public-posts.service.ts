@@ -5,7 +5,8 @@ import { slugFromPath } from '../shared/slug.js';
 import { categoriesByIds, workspaceCategories, type Category } from '../categories/categories.service.js';
 import { type Workspace } from '../workspaces/workspaces.service.js';
 import { postTypesByIds, type PostType } from './post-types.service.js';
-import { publishedPostStore, type PublishedPost } from './published-posts.model.js';
+import { publishedPostStore, type PublicPostQuery, type PublishedPost } from './published-posts.model.js';
+import { listPublished } from './published-list.js';
 import type { PostBody } from './post-bodies.model.js';
 import type { Post } from './posts.model.js';
 import { mediaByIds, mediaUrl, type MediaItem } from '../media/media.service.js';
@@ -125,6 +126,33 @@ function pick<T extends Record<string, unknown>>(item: T, fields: readonly strin
   return Object.fromEntries(Object.entries(item).filter(([name]) => fields.includes(name))) as Partial<T>;
 }
 
+/**
+ * The workspace's kept published posts (`WorkspaceIndex`, read once per node and kept current post by post),
+ * or undefined when this node cannot keep them now: then the database answers.
+ */
+function keptPublished(deps: Deps, workspaceId: string): Promise<PublishedPost[] | undefined> {
+  const store = publishedPostStore(deps.db);
+  const index = deps.cache.workspaceIndex<PublishedPost>('published-posts', () => ({
+    loadAll: async (id) => {
+      const groups = new Map<string, PublishedPost[]>();
+      for (const post of await store.all(id)) groups.set(post.translationGroupId, [...(groups.get(post.translationGroupId) ?? []), post]);
+      return groups;
+    },
+    loadGroup: (id, groupId) => store.inGroup(id, groupId),
+    bytesOf: (posts) => posts.reduce((sum, post) => sum + 2 * JSON.stringify(post.content).length + KEPT_POST_OVERHEAD_BYTES, 0),
+  }));
+  return index.items(workspaceId);
+}
+
+/** What a kept published post costs beyond its fields' text: ids, dates and the objects holding them, roughly. */
+const KEPT_POST_OVERHEAD_BYTES = 400;
+
+/** A page of published posts with its exact `total`: from the kept posts in memory, else from the database. */
+export async function publishedPage(deps: Deps, workspaceId: string, query: PublicPostQuery): Promise<{ items: PublishedPost[]; total: number }> {
+  const kept = await keptPublished(deps, workspaceId);
+  return kept ? listPublished(kept, query) : publishedPostStore(deps.db).list(workspaceId, query);
+}
+
 export async function listPublicPosts(deps: Deps, workspace: Workspace, query: PublicPostsQuery) {
   return (await publicPostsAnswer(deps, workspace, query)).list;
 }
@@ -139,7 +167,7 @@ export async function publicPostsAnswer(deps: Deps, workspace: Workspace, query:
     categoryId = (await workspaceCategories(deps, workspace.id)).find((category) => category.slug === query.category)?.id;
     if (!categoryId) return { list: { items: [], pageInfo: pageInfoOf(request, 0) }, dependsOn: ['posts'] };
   }
-  const { items, total } = await publishedPostStore(deps.db).list(workspace.id, {
+  const { items, total } = await publishedPage(deps, workspace.id, {
     type: query.type === '*' ? null : query.type,
     locale: query.locale ?? null,
     qPattern: query.q ? escapeRegex(query.q) : null,
@@ -233,7 +261,11 @@ export function presentDraft(deps: Deps, workspace: Workspace, post: Post, withC
  */
 export async function listPublicCategories(deps: Deps, workspace: Workspace, locale: string | undefined): Promise<Category[]> {
   if (locale === '*') return workspaceCategories(deps, workspace.id);
-  const ids = await publishedPostStore(deps.db).categoryIds(workspace.id, locale ?? workspace.defaultLocale);
+  const shown = locale ?? workspace.defaultLocale;
+  const kept = await keptPublished(deps, workspace.id);
+  const ids = kept
+    ? [...new Set(kept.filter((post) => post.locale === shown).flatMap((post) => (post.content.categoryId ? [post.content.categoryId] : [])))]
+    : await publishedPostStore(deps.db).categoryIds(workspace.id, shown);
   if (ids.length === 0) return [];
   return categoriesByIds(deps, workspace.id, ids);
 }

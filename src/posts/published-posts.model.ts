@@ -44,6 +44,9 @@ function toPublished(doc: PostDoc): PublishedPost {
   };
 }
 
+/** The draft fields are never shown publicly: left out of the reads of published posts. */
+const PUBLIC_FIELDS = { slug: 0, title: 0, customConfigJson: 0, jsonLdJson: 0, metaDescription: 0 } as const;
+
 /** The public side of posts: only PUBLISHED posts, only their snapshot; and the published-slug claims. */
 export function publishedPostStore(db: Connection) {
   const model = Posts(db);
@@ -90,14 +93,17 @@ export function publishedPostStore(db: Connection) {
       const { field, direction } = query.sort ?? { field: 'publishedAt', direction: -1 };
       const order: Record<string, 1 | -1> = { [field === 'title' ? 'pub.title' : 'publishedAt']: direction, _id: direction };
       const where = scope.filter(workspaceId, filter);
-      // The draft fields are never shown here: left out of the read.
-      const projection = { slug: 0, title: 0, customConfigJson: 0, jsonLdJson: 0, metaDescription: 0 } as const;
       // In parallel: a page past the end is simply empty.
       const [total, docs] = await Promise.all([
         model.countDocuments(where),
-        model.find(where, projection).sort(order).skip(offsetOf(query)).limit(query.limit).lean<PostDoc[]>(),
+        model.find(where, PUBLIC_FIELDS).sort(order).skip(offsetOf(query)).limit(query.limit).lean<PostDoc[]>(),
       ]);
       return { items: docs.map(toPublished), total };
+    },
+    /** Every published post of the workspace (for the kept index, `published-list.ts`): one read. */
+    async all(workspaceId: string): Promise<PublishedPost[]> {
+      const docs = await model.find(scope.filter(workspaceId, { state: 'PUBLISHED' }), PUBLIC_FIELDS).lean<PostDoc[]>();
+      return docs.map(toPublished);
     },
     /** The published bodies of these posts by post id (missing ones read as null bodies). */
     async bodies(workspaceId: string, postIds: string[]): Promise<Map<string, PostBody>> {

@@ -1,0 +1,173 @@
+import { monotonicMs } from './lru.js';
+import type { InvalidationBus } from './invalidation-bus.js';
+import { parseContentTag } from './content-cache.js';
+
+/** Where a workspace index reads its items: all at once, or one translation group's again. */
+export interface IndexSource<T> {
+  /** Every item of the workspace, by translation group. */
+  loadAll(workspaceId: string): Promise<Map<string, T[]>>;
+  /** The group's items as stored now (none when it has no published post left). */
+  loadGroup(workspaceId: string, groupId: string): Promise<T[]>;
+  /** About the memory the items take. */
+  bytesOf(items: T[]): number;
+}
+
+interface Held<T> {
+  groups: Map<string, T[]>;
+  /** Groups a write changed since they were read, with a count that moves on each such write. */
+  dirty: Map<string, number>;
+  bytes: number;
+  loadedAt: number;
+  ready: Promise<void>;
+  /** Settings changed, a gap in invalidations, or over the memory bound: no longer used (the next read loads again). */
+  discarded: boolean;
+  refreshing: Map<string, Promise<void>>;
+}
+
+/**
+ * Each workspace's published items kept whole in this node, read once and then kept current one translation
+ * group at a time: a post's publish, change or withdrawal (`contentTag` `group:<id>`, on every node) marks its
+ * group, which the next reader reads again before it answers. A settings or category change, an invalidation
+ * that names no group, a gap in the invalidations (`onResync`) or the safety lifetime drops the workspace's
+ * items, read whole again by the next reader. While the bus is not live nothing is used (`items` answers
+ * undefined and the caller asks the database), as with every other cache of a node.
+ *
+ * What it is for: FerretDB sorts, counts and filters in its own process after decoding every post of the
+ * workspace, so a public list page that misses the content cache cost a whole read of the posts, twice (the
+ * page and `total`), and a publish drops every list page at once. Here a miss costs memory work only.
+ */
+export class WorkspaceIndex<T> {
+  private readonly held = new Map<string, Held<T>>();
+  private bytes = 0;
+  /** Workspaces alone over the memory bound, until when they are not read whole again (each read asks the database). */
+  private readonly tooBig = new Map<string, number>();
+
+  constructor(
+    private readonly bus: InvalidationBus,
+    private readonly source: IndexSource<T>,
+    private readonly options: { maxBytes: number; ttlMs: number },
+  ) {
+    bus.onInvalidate((tags) => {
+      const named = new Set<string>();
+      for (const tag of tags) {
+        if (tag.startsWith('workspace:')) {
+          this.discard(tag.slice('workspace:'.length));
+          continue;
+        }
+        const content = parseContentTag(tag);
+        if (!content) continue;
+        const held = this.held.get(content.workspaceId);
+        if (!held) continue;
+        if (content.dependency.startsWith('group:')) {
+          const group = content.dependency.slice('group:'.length);
+          held.dirty.set(group, (held.dirty.get(group) ?? 0) + 1);
+          named.add(content.workspaceId);
+        }
+      }
+      // Every post of a workspace, with no group named: which items changed is unknown.
+      for (const tag of tags) {
+        const content = parseContentTag(tag);
+        if (content?.dependency === 'posts' && !named.has(content.workspaceId)) this.discard(content.workspaceId);
+      }
+    });
+    bus.onResync(() => {
+      for (const workspaceId of [...this.held.keys()]) this.discard(workspaceId);
+    });
+  }
+
+  /**
+   * The workspace's items as of every invalidation this node has heard, or undefined when they cannot be
+   * kept (bus not live, over the memory bound, dropped meanwhile): the caller reads the database.
+   */
+  async items(workspaceId: string): Promise<T[] | undefined> {
+    if (!this.bus.live || this.options.maxBytes === 0) return undefined;
+    if ((this.tooBig.get(workspaceId) ?? 0) > monotonicMs()) return undefined;
+    let held = this.held.get(workspaceId);
+    if (held && monotonicMs() - held.loadedAt > this.options.ttlMs) {
+      this.discard(workspaceId);
+      held = undefined;
+    }
+    held ??= this.load(workspaceId);
+    await held.ready;
+    if (held.dirty.size) await Promise.all([...held.dirty.keys()].map((group) => this.refresh(workspaceId, held, group)));
+    if (held.discarded || !this.bus.live) return undefined;
+    this.touch(workspaceId, held);
+    return [...held.groups.values()].flat();
+  }
+
+  stats(): { workspaces: number; bytes: number } {
+    return { workspaces: this.held.size, bytes: this.bytes };
+  }
+
+  private load(workspaceId: string): Held<T> {
+    const held: Held<T> = { groups: new Map(), dirty: new Map(), bytes: 0, loadedAt: monotonicMs(), ready: Promise.resolve(), discarded: false, refreshing: new Map() };
+    this.held.set(workspaceId, held);
+    held.ready = this.source.loadAll(workspaceId).then(
+      (groups) => {
+        if (held.discarded) return;
+        for (const [group, items] of groups) {
+          // A group a write marked while the whole read ran stays marked: it may predate that write.
+          held.groups.set(group, items);
+          this.resize(held, this.source.bytesOf(items));
+        }
+        this.evict(workspaceId);
+      },
+      (error: unknown) => {
+        this.discard(workspaceId);
+        throw error;
+      },
+    );
+    return held;
+  }
+
+  /** Reads a marked group again (one read per group at a time); a write that came meanwhile leaves it marked. */
+  private refresh(workspaceId: string, held: Held<T>, group: string): Promise<void> {
+    const running = held.refreshing.get(group);
+    if (running) return running;
+    const mark = held.dirty.get(group);
+    const done = this.source.loadGroup(workspaceId, group).then((items) => {
+      if (held.discarded) return;
+      this.resize(held, this.source.bytesOf(items) - (held.groups.has(group) ? this.source.bytesOf(held.groups.get(group)!) : 0));
+      if (items.length) held.groups.set(group, items);
+      else held.groups.delete(group);
+      if (held.dirty.get(group) === mark) held.dirty.delete(group);
+      this.evict(workspaceId);
+    });
+    const settled = () => held.refreshing.delete(group);
+    done.then(settled, settled);
+    held.refreshing.set(group, done);
+    return done;
+  }
+
+  private resize(held: Held<T>, delta: number): void {
+    held.bytes += delta;
+    if (!held.discarded) this.bytes += delta;
+  }
+
+  /** Most recently read last, so the oldest go first when memory runs short. */
+  private touch(workspaceId: string, held: Held<T>): void {
+    this.held.delete(workspaceId);
+    this.held.set(workspaceId, held);
+  }
+
+  /** Drops the least recently read workspaces while over the bound; one alone over it is not kept. */
+  private evict(keep: string): void {
+    for (const workspaceId of this.held.keys()) {
+      if (this.bytes <= this.options.maxBytes) return;
+      if (workspaceId !== keep) this.discard(workspaceId);
+    }
+    if (this.bytes > this.options.maxBytes) {
+      this.discard(keep);
+      this.tooBig.set(keep, monotonicMs() + this.options.ttlMs);
+      for (const [workspaceId, until] of this.tooBig) if (until <= monotonicMs()) this.tooBig.delete(workspaceId);
+    }
+  }
+
+  private discard(workspaceId: string): void {
+    const held = this.held.get(workspaceId);
+    if (!held) return;
+    this.held.delete(workspaceId);
+    this.bytes -= held.bytes;
+    held.discarded = true;
+  }
+}
