@@ -200,21 +200,33 @@ export async function publicPostAnswer(deps: Deps, workspace: Workspace, segment
   const slug = slugFromPath(segment);
   if (slug === null) throw fail('published_post_not_found');
   const order = query.locale ? [query.locale] : [workspace.defaultLocale, ...workspace.locales.filter((l) => l !== workspace.defaultLocale)];
-  const found = await publishedPostStore(deps.db).bySlugFirst(workspace.id, order, slug);
+  const kept = await keptPublished(deps, workspace.id);
+  const found = kept ? bySlugFirst(kept, order, slug) : await publishedPostStore(deps.db).bySlugFirst(workspace.id, order, slug);
   if (!found) throw fail('published_post_not_found');
-  const { post, media } = await presentSingleWithMedia(deps, workspace, found, query.include === 'content' ? 'published' : null, true);
+  const group = kept?.filter((post) => post.translationGroupId === found.translationGroupId);
+  const { post, media } = await presentSingleWithMedia(deps, workspace, found, query.include === 'content' ? 'published' : null, true, group);
   return { post, dependsOn: [`group:${found.translationGroupId}`, `slug:${slug}`, ...mediaDependencies(media)] };
+}
+
+/** The published post holding `slug` in the first of `locales` that has one, among the kept posts. */
+function bySlugFirst(kept: PublishedPost[], locales: string[], slug: string): PublishedPost | undefined {
+  for (const locale of locales) {
+    const found = kept.find((post) => post.locale === locale && post.content.slug === slug);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /**
  * The single-post answer: the list item, `locale`, `type` and the published translations in workspace order.
  * `stored`: `post` is the published post as stored (not a draft shown as one), so its group need not read it again.
+ * `group`: its group's published posts, when they are kept in memory (else they are read).
  */
-async function presentSingleWithMedia(deps: Deps, workspace: Workspace, post: PublishedPost, bodies: 'published' | PostBody | null, stored: boolean) {
+async function presentSingleWithMedia(deps: Deps, workspace: Workspace, post: PublishedPost, bodies: 'published' | PostBody | null, stored: boolean, group?: PublishedPost[]) {
   // Every media item the post shows is read (`images` lists the body's even without `include=content`).
   const [{ items: [presented], media }, siblings] = await Promise.all([
     presentPostsWithMedia(deps, workspace, [post], bodies === 'published', true),
-    publishedPostStore(deps.db).inGroup(workspace.id, post.translationGroupId, stored ? post : undefined),
+    group ?? publishedPostStore(deps.db).inGroup(workspace.id, post.translationGroupId, stored ? post : undefined),
   ]);
   const rank = (locale: string) => {
     const index = workspace.locales.indexOf(locale);

@@ -172,7 +172,10 @@ export function deliveryStore(db: Connection) {
         ...(options.before ? { _id: { $lt: new Types.ObjectId(options.before) } } : {}),
         ...(options.endpointId ? { endpointId: options.endpointId } : {}),
       };
-      const [done, waiting] = await Promise.all([tenant.find(workspaceId, filter, { sort: { _id: -1 }, limit: options.limit }), pending.of(workspaceId)]);
+      // Pending first, records after: a first attempt's record is written before its pending entry leaves,
+      // so a delivery finishing between the two reads is found in one of them. Read at once, both could miss it.
+      const waiting = await pending.of(workspaceId);
+      const done = await tenant.find(workspaceId, filter, { sort: { _id: -1 }, limit: options.limit });
       const byId = new Map<string, Delivery>();
       for (const delivery of waiting) {
         if ((options.before && delivery.id >= options.before.toLowerCase()) || (options.endpointId && delivery.endpointId !== options.endpointId)) continue;

@@ -68,6 +68,8 @@ describe('public lists from the posts a node keeps', () => {
       });
     }
     await admin.createPost({ slug: 'draft-only', title: 'Apple draft' });
+    const [english] = (await read(a, '/external/posts?locale=en&limit=1', ws)).body.items;
+    await admin.published({ locale: 'de', slug: 'uebersetzt', title: 'Übersetzt', translationOf: english.postId });
     const since = new Date(Date.now() - 60_000).toISOString();
     const paths = [
       '/external/posts',
@@ -95,6 +97,8 @@ describe('public lists from the posts a node keeps', () => {
       '/external/categories?locale=de',
       '/external/sitemap.xml',
     ];
+    // A post's page: found by slug in the locales in turn, with its translations, from the kept posts too.
+    const pages = ['/external/posts/uebersetzt', `/external/posts/${english.slug}`, `/external/posts/${english.slug}?locale=de`, '/external/posts/post-3?include=content', '/external/posts/draft-only', '/external/posts/none'];
 
     const first = await postScans(b, () => read(b, '/external/posts?limit=1', ws));
     expect(first.result.status).toBe(200);
@@ -106,9 +110,16 @@ describe('public lists from the posts a node keeps', () => {
       expect([path, kept.result.text]).toEqual([path, fromDatabase.text]);
       expect([path, kept.scans]).toEqual([path, []]);
     }
+    for (const path of pages) {
+      const kept = await postScans(b, () => read(b, path, ws));
+      const fromDatabase = await read(d, path, ws);
+      expect([path, kept.result.status, kept.result.text]).toEqual([path, fromDatabase.status, fromDatabase.text]);
+      expect([path, kept.scans]).toEqual([path, []]);
+    }
+    expect((await read(b, '/external/posts/uebersetzt', ws)).body.translations.map((t: { locale: string }) => t.locale)).toEqual(['en', 'de']);
     // Code point order, as the database sorts: the emoji (U+1F600) after the wide A (U+FF21).
     expect(slugsOf((await read(b, '/external/posts?type=*&sort=title&limit=50', ws)).body)).toEqual(
-      ['post-1', 'post-8', 'post-4', 'post-0', 'post-9', 'post-3', 'post-5', 'post-2', 'post-7', 'post-6'],
+      ['post-1', 'post-8', 'post-4', 'post-0', 'post-9', 'post-3', 'post-5', 'post-2', 'uebersetzt', 'post-7', 'post-6'],
     );
   });
 
@@ -119,6 +130,8 @@ describe('public lists from the posts a node keeps', () => {
     const second = await admin.published({ slug: 'second', title: 'Second' });
     const third = await admin.published({ slug: 'third', title: 'Third' });
     expect(slugsOf((await read(b, '/external/posts', ws)).body)).toEqual(['third', 'second', 'first']);
+    for (const slug of ['first', 'second']) expect((await read(b, `/external/posts/${slug}`, ws)).status).toBe(200);
+    const statusOnB = async (path: string) => (await read(b, path, ws)).status;
 
     // Each change on A, then B's list: the same as the database's, with no read of the workspace's posts.
     const expectOnB = async (slugs: string[], titles?: string[]) => {
@@ -134,6 +147,7 @@ describe('public lists from the posts a node keeps', () => {
     await expectOnB(['first', 'third', 'second'], ['First, again', 'Third', 'Second']);
     await admin.unpublish(second.id);
     await expectOnB(['first', 'third']);
+    expect(await statusOnB('/external/posts/second')).toBe(404);
     await admin.remove(third.id);
     await expectOnB(['first']);
     await admin.published({ slug: 'fourth', title: 'Fourth' });
@@ -141,6 +155,7 @@ describe('public lists from the posts a node keeps', () => {
     await admin.patch(first.id, { slug: 'first-renamed' });
     await admin.publish(first.id);
     await expectOnB(['first-renamed', 'fourth']);
+    expect([await statusOnB('/external/posts/first'), await statusOnB('/external/posts/first-renamed')]).toEqual([404, 200]);
   });
 
   test("a category's deletion drops the kept posts: B reads them again", async () => {

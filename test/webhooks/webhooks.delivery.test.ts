@@ -246,3 +246,26 @@ test('the delivery list pages with limit 1..100', async () => {
     expect((await request(node.url, `/admin/workspaces/${ws.id}/webhook-deliveries?${bad}`, { token: ws.token })).status).toBe(400);
   }
 });
+
+test('the delivery log shows every delivery while first attempts finish: none drops out between pending and done', async () => {
+  const { ws } = await hookedWorkspace(Array.from({ length: 80 }, (_, n) => `delay:${(n % 8) * 5}` as const));
+  // Events in waves, each stored before its publish resolves; the log is read all the while: each read
+  // must show at least every delivery stored before it started.
+  let stored = 0;
+  const publishing = (async () => {
+    for (let wave = 0; wave < 40; wave += 1) {
+      await Promise.all([publishPost(ws, 2 * wave), publishPost(ws, 2 * wave + 1)]);
+      stored += 2;
+      await pause(15);
+    }
+  })();
+  let reads = 0;
+  for (let done = false; !done; reads += 1) {
+    done = stored === 80;
+    const before = stored;
+    expect((await deliveries(ws, '?limit=100')).length).toBeGreaterThanOrEqual(before);
+  }
+  await publishing;
+  expect(reads).toBeGreaterThan(10);
+  await eventually(async () => (await deliveries(ws, '?limit=100')).every((delivery) => delivery.state === 'delivered'));
+});
