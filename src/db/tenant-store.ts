@@ -3,6 +3,7 @@ import { isObjectIdHex } from '../shared/ids.js';
 import { documentWrites } from './document-locks.js';
 import { offsetOf, type PageRequest } from '../shared/paging.js';
 import { sequenceStore, walkNewestFirst } from './newest-first.js';
+import { engineTraits } from './engine-traits.js';
 
 /** A stored document of one workspace. */
 export interface TenantDoc {
@@ -24,6 +25,14 @@ export function tenantScope<D extends TenantDoc>(model: Model<D>) {
   const guarded = documentWrites(model);
   const owns = (workspaceId: string, doc: D | null): D | null => (doc && doc.workspaceId.toHexString() === workspaceId ? doc : null);
   const sequences = sequenceStore(model.db);
+  /**
+   * Whether a write by id may filter by `_id` alone: on an engine that hands its storage nothing but `{_id}`
+   * (FerretDB on SQLite) a write filtered by the workspace too decodes the whole collection, so there the
+   * tenant is checked by a read by `_id` first (a document never changes workspace). A document of another
+   * workspace, or none, leaves the write filtered by both, which finds nothing.
+   */
+  const byIdOnly = async (workspaceId: string, id: string): Promise<boolean> =>
+    !engineTraits(model.db).equalityPushdown && owns(workspaceId, await model.findById(id, { workspaceId: 1 }).lean<D>()) !== null;
 
   /** One page and the total in parallel (without `withTotal: false`, see `PageRequest`). */
   async function page(workspaceId: string, filter: QueryFilter<D>, sort: Sort, request: PageRequest): Promise<{ docs: D[]; total: number }> {
@@ -97,15 +106,20 @@ export function tenantScope<D extends TenantDoc>(model: Model<D>) {
     /** Updates the workspace's document with this id (a guarded write); null when there is none. */
     async updateById(workspaceId: string, id: string, update: UpdateQuery<D>, condition: QueryFilter<D> = {}): Promise<D | null> {
       if (!isObjectIdHex(id)) return null;
-      return guarded.write(id, () =>
-        model.findOneAndUpdate(scoped(workspaceId, { ...condition, _id: id }), update, { returnDocument: 'after' }).lean<D>(),
-      );
+      return guarded.write(id, async () => {
+        if (Object.keys(condition).length === 0 && (await byIdOnly(workspaceId, id))) {
+          return model.findOneAndUpdate({ _id: id }, update, { returnDocument: 'after' }).lean<D>();
+        }
+        return model.findOneAndUpdate(scoped(workspaceId, { ...condition, _id: id }), update, { returnDocument: 'after' }).lean<D>();
+      });
     },
 
     /** True when the workspace had a document with this id. */
     async deleteById(workspaceId: string, id: string): Promise<boolean> {
       if (!isObjectIdHex(id)) return false;
-      const result = await guarded.write(id, () => model.deleteOne(scoped(workspaceId, { _id: id })));
+      const result = await guarded.write(id, async () =>
+        (await byIdOnly(workspaceId, id)) ? model.deleteOne({ _id: id }) : model.deleteOne(scoped(workspaceId, { _id: id })),
+      );
       return result.deletedCount === 1;
     },
   };

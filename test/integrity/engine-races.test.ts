@@ -8,6 +8,8 @@ import type { Deps } from '../../src/deps.js';
 import type { Workspace } from '../../src/workspaces/workspaces.service.js';
 import { createWorkspace, updateWorkspace, findWorkspace } from '../../src/workspaces/workspaces.service.js';
 import { createPost, editDraft, getPost } from '../../src/posts/posts.service.js';
+import { Posts } from '../../src/posts/posts.model.js';
+import { tenantScope } from '../../src/db/tenant-store.js';
 import { publishPost, unpublishPost } from '../../src/posts/publication.service.js';
 import { listChanges } from '../../src/posts/post-changes.service.js';
 import { deleteMediaUnlessPublished } from '../../src/posts/post-media.service.js';
@@ -178,6 +180,31 @@ describe.each(engines)('on $name', (engine) => {
       ({ workspace } = await newWorkspace(deps));
     });
     const draft = (round: number, tag: string) => createPost(deps, workspace, { locale: 'en', slug: `${tag}-${round}`, title: 'Original', contentMarkdown: 'Body' });
+
+    test("a write by id stays in its workspace: another workspace's post is neither changed nor deleted; on SQLite it filters by _id alone", async () => {
+      const post = await draft(0, 'tenant');
+      const { workspace: stranger } = await newWorkspace(deps);
+      const scope = tenantScope(Posts(deps.db));
+      expect(await scope.updateById(stranger.id, post.id, { $set: { title: 'Stolen' } })).toBeNull();
+      expect(await scope.deleteById(stranger.id, post.id)).toBe(false);
+      expect((await getPost(deps, workspace, post.id)).draft.title).toBe('Original');
+
+      // The owner's write: filtered by the workspace too where the engine hands equality filters to its
+      // storage; by `_id` alone on FerretDB over SQLite, where any other key decodes every post.
+      const filters: string[] = [];
+      const client = deps.db.getClient();
+      const seen = (event: { commandName: string; command: Record<string, unknown> }) => {
+        if (event.commandName === 'findAndModify' && event.command.findAndModify === 'posts') filters.push(Object.keys(event.command.query as object).sort().join());
+      };
+      client.on('commandStarted', seen);
+      try {
+        await editDraft(deps, workspace, post.id, { title: 'Owned' });
+      } finally {
+        client.off('commandStarted', seen);
+      }
+      expect(filters).toEqual([engine.name === 'ferretdb-sqlite' ? '_id' : '_id,workspaceId']);
+      expect((await getPost(deps, workspace, post.id)).draft.title).toBe('Owned');
+    });
 
     test('two editors save different fields of one draft: both fields are kept, nothing torn', async () => {
       await rounds(async (round) => {
