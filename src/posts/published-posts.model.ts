@@ -100,7 +100,7 @@ export function publishedPostStore(db: Connection) {
       ]);
       return { items: docs.map(toPublished), total };
     },
-    /** Every published post of the workspace (for the kept index, `published-list.ts`): one read. */
+    /** Every published post of the workspace, with one read (what a node keeps of it: `keptPublished`). */
     async all(workspaceId: string): Promise<PublishedPost[]> {
       const docs = await model.find(scope.filter(workspaceId, { state: 'PUBLISHED' }), PUBLIC_FIELDS).lean<PostDoc[]>();
       return docs.map(toPublished);
