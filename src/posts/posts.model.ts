@@ -1,6 +1,7 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel, isDuplicateKeyError } from '../db/mongo.js';
 import { tenantScope } from '../db/tenant-store.js';
+import { engineTraits } from '../db/engine-traits.js';
 import { isObjectIdHex } from '../shared/ids.js';
 import type { PageRequest } from '../shared/paging.js';
 import { bucketOf, sequenceStore } from '../db/newest-first.js';
@@ -263,11 +264,18 @@ export function postStore(db: Connection) {
       const docs = await scope.find(workspaceId, { translationGroupId });
       return docs.map(toHead);
     },
-    /** Another post of the workspace whose draft or published slug is `slug` in `locale`. */
+    /**
+     * Another post of the workspace whose draft or published slug is `slug` in `locale`. Two equality reads
+     * (each from its index; on FerretDB over PostgreSQL from its matches alone), not one `$or`, for which
+     * FerretDB decodes every post of the workspace; over SQLite, where any filter but `_id` does, one read.
+     */
     async slugUsedByOther(workspaceId: string, locale: string, slug: string, exceptId: string | null): Promise<boolean> {
-      const filter: Record<string, unknown> = { locale, $or: [{ slug }, { 'pub.slug': slug }] };
-      if (exceptId) filter._id = { $ne: new Types.ObjectId(exceptId) };
-      return (await model.exists(scope.filter(workspaceId, filter))) !== null;
+      // At most the post itself and one other: two are enough to tell.
+      const read = (filter: Record<string, unknown>) => model.find(scope.filter(workspaceId, { locale, ...filter }), { _id: 1 }).limit(2).lean<{ _id: Types.ObjectId }[]>();
+      const byOther = (docs: { _id: Types.ObjectId }[]) => docs.some((doc) => doc._id.toHexString() !== exceptId);
+      if (!engineTraits(db).equalityPushdown) return byOther(await read({ $or: [{ slug }, { 'pub.slug': slug }] }));
+      const [drafts, published] = await Promise.all([read({ slug }), read({ 'pub.slug': slug })]);
+      return byOther(drafts) || byOther(published);
     },
     /**
      * Newest created first; `qPattern` (escaped) matches the draft title or slug, `ids` limits to those posts.

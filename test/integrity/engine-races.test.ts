@@ -146,6 +146,22 @@ describe.each(engines)('on $name', (engine) => {
   const clock = new ManualClock(NOW);
   let services: ServiceHarness;
   let deps: Deps;
+  /** The filter keys (sorted) of each `command` on posts that `work` sends. */
+  const postFilters = async (command: 'find' | 'findAndModify', work: () => Promise<unknown>): Promise<string[]> => {
+    const filters: string[] = [];
+    const seen = (event: { commandName: string; command: Record<string, unknown> }) => {
+      if (event.commandName !== command || event.command[command] !== 'posts') return;
+      filters.push(Object.keys((event.command.filter ?? event.command.query) as object).sort().join());
+    };
+    const client = deps.db.getClient();
+    client.on('commandStarted', seen);
+    try {
+      await work();
+    } finally {
+      client.off('commandStarted', seen);
+    }
+    return filters;
+  };
   beforeAll(async () => {
     services = await startServices({ mongoUri: engine.uri(), clock });
     deps = services.deps;
@@ -191,19 +207,24 @@ describe.each(engines)('on $name', (engine) => {
 
       // The owner's write: filtered by the workspace too where the engine hands equality filters to its
       // storage; by `_id` alone on FerretDB over SQLite, where any other key decodes every post.
-      const filters: string[] = [];
-      const client = deps.db.getClient();
-      const seen = (event: { commandName: string; command: Record<string, unknown> }) => {
-        if (event.commandName === 'findAndModify' && event.command.findAndModify === 'posts') filters.push(Object.keys(event.command.query as object).sort().join());
-      };
-      client.on('commandStarted', seen);
-      try {
-        await editDraft(deps, workspace, post.id, { title: 'Owned' });
-      } finally {
-        client.off('commandStarted', seen);
-      }
-      expect(filters).toEqual([engine.name === 'ferretdb-sqlite' ? '_id' : '_id,workspaceId']);
+      const written = await postFilters('findAndModify', () => editDraft(deps, workspace, post.id, { title: 'Owned' }));
+      expect(written).toEqual([engine.name === 'ferretdb-sqlite' ? '_id' : '_id,workspaceId']);
       expect((await getPost(deps, workspace, post.id)).draft.title).toBe('Owned');
+    });
+
+    test("a slug that is another post's draft or published slug is refused: by equality reads, or one read on SQLite", async () => {
+      const held = await draft(0, 'held');
+      await publishPost(deps, workspace, held.id);
+      await editDraft(deps, workspace, held.id, { slug: 'held-moved' });
+      const create = (slug: string) => createPost(deps, workspace, { locale: 'en', slug, title: 'New', contentMarkdown: 'Body' });
+      const [published, drafted] = await race(create('held-0'), create('held-moved'));
+      expect([published, drafted].map(codeOf)).toEqual(['slug_taken', 'slug_taken']);
+      // Its own published slug is no clash for the post itself.
+      expect((await editDraft(deps, workspace, held.id, { slug: 'held-0' })).draft.slug).toBe('held-0');
+
+      const reads = await postFilters('find', () => create('free-slug'));
+      const withOr = reads.filter((filter) => filter.includes('$or'));
+      expect(withOr).toHaveLength(engine.name === 'ferretdb-sqlite' ? 1 : 0);
     });
 
     test('two editors save different fields of one draft: both fields are kept, nothing torn', async () => {
