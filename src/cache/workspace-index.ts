@@ -49,15 +49,16 @@ export class WorkspaceIndex<T> {
   ) {
     bus.onInvalidate((tags) => {
       const named = new Set<string>();
+      const everyPost = new Set<string>();
       for (const tag of tags) {
         if (tag.startsWith('workspace:')) {
           this.discard(tag.slice('workspace:'.length));
           continue;
         }
         const content = parseContentTag(tag);
-        if (!content) continue;
-        const held = this.held.get(content.workspaceId);
-        if (!held) continue;
+        const held = content && this.held.get(content.workspaceId);
+        if (!content || !held) continue;
+        if (content.dependency === 'posts') everyPost.add(content.workspaceId);
         if (content.dependency.startsWith('group:')) {
           const group = content.dependency.slice('group:'.length);
           held.dirty.set(group, (held.dirty.get(group) ?? 0) + 1);
@@ -65,10 +66,7 @@ export class WorkspaceIndex<T> {
         }
       }
       // Every post of a workspace, with no group named: which items changed is unknown.
-      for (const tag of tags) {
-        const content = parseContentTag(tag);
-        if (content?.dependency === 'posts' && !named.has(content.workspaceId)) this.discard(content.workspaceId);
-      }
+      for (const workspaceId of everyPost) if (!named.has(workspaceId)) this.discard(workspaceId);
     });
     bus.onResync(() => {
       for (const workspaceId of [...this.held.keys()]) this.discard(workspaceId);

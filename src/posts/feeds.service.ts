@@ -6,6 +6,7 @@ import { type Workspace } from '../workspaces/workspaces.service.js';
 import { postUrl } from './preview.service.js';
 import { listPublicPosts, publishedPage, type PublicPostItem } from './public-posts.service.js';
 import type { PublishedPost } from './published-posts.model.js';
+import { byTranslationGroup } from './published-list.js';
 
 // Feeds and the sitemap: published posts as XML for readers and crawlers. Links are absolute
 // (`${siteUrl}/${locale}/${slug}`), as RSS, Atom and the sitemap protocol require, so both answer 404
@@ -90,8 +91,7 @@ export async function feedXml(deps: Deps, workspace: Workspace, query: FeedQuery
 export async function sitemapXml(deps: Deps, workspace: Workspace): Promise<Buffer> {
   const siteUrl = siteUrlOf(workspace);
   const { items } = await publishedPage(deps, workspace.id, { type: null, locale: null, qPattern: null, page: 1, limit: SITEMAP_MAX_URLS });
-  const groups = new Map<string, PublishedPost[]>();
-  for (const post of items) groups.set(post.translationGroupId, [...(groups.get(post.translationGroupId) ?? []), post]);
+  const groups = byTranslationGroup(items);
   const rank = (locale: string) => (workspace.locales.includes(locale) ? workspace.locales.indexOf(locale) : workspace.locales.length);
   const byLocale = (a: PublishedPost, b: PublishedPost) => rank(a.locale) - rank(b.locale) || (a.locale < b.locale ? -1 : a.locale > b.locale ? 1 : 0);
   const urlOf = (post: PublishedPost) => postUrl(siteUrl, post.locale, post.content.slug)!;

@@ -6,7 +6,7 @@ import { categoriesByIds, workspaceCategories, type Category } from '../categori
 import { type Workspace } from '../workspaces/workspaces.service.js';
 import { postTypesByIds, type PostType } from './post-types.service.js';
 import { publishedPostStore, type PublicPostQuery, type PublishedPost } from './published-posts.model.js';
-import { listPublished } from './published-list.js';
+import { byTranslationGroup, listPublished } from './published-list.js';
 import type { PostBody } from './post-bodies.model.js';
 import type { Post } from './posts.model.js';
 import { mediaByIds, mediaUrl, type MediaItem } from '../media/media.service.js';
@@ -133,11 +133,7 @@ function pick<T extends Record<string, unknown>>(item: T, fields: readonly strin
 function keptPublished(deps: Deps, workspaceId: string): Promise<PublishedPost[] | undefined> {
   const store = publishedPostStore(deps.db);
   const index = deps.cache.workspaceIndex<PublishedPost>('published-posts', () => ({
-    loadAll: async (id) => {
-      const groups = new Map<string, PublishedPost[]>();
-      for (const post of await store.all(id)) groups.set(post.translationGroupId, [...(groups.get(post.translationGroupId) ?? []), post]);
-      return groups;
-    },
+    loadAll: async (id) => byTranslationGroup(await store.all(id)),
     loadGroup: (id, groupId) => store.inGroup(id, groupId),
     bytesOf: (posts) => posts.reduce((sum, post) => sum + 2 * JSON.stringify(post.content).length + KEPT_POST_OVERHEAD_BYTES, 0),
   }));

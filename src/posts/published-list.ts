@@ -29,6 +29,17 @@ export function listPublished(posts: PublishedPost[], query: PublicPostQuery): {
   return { items: matching.slice(from, from + query.limit), total: matching.length };
 }
 
+/** Published posts by translation group, each group in the order given. */
+export function byTranslationGroup(posts: PublishedPost[]): Map<string, PublishedPost[]> {
+  const groups = new Map<string, PublishedPost[]>();
+  for (const post of posts) {
+    const group = groups.get(post.translationGroupId);
+    if (group) group.push(post);
+    else groups.set(post.translationGroupId, [post]);
+  }
+  return groups;
+}
+
 /** Strings in code point order, as the database sorts them (UTF-8 bytes); `<` compares UTF-16 units. */
 function compareCodePoints(a: string, b: string): number {
   if (a === b) return 0;
