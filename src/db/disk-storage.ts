@@ -35,6 +35,9 @@ export class DiskStorage implements ObjectStorage {
   async put(key: string, body: Readable, _bytes: ObjectBytes): Promise<void> {
     const target = this.pathOf(key);
     const temporary = join(this.incoming, randomBytes(12).toString('hex'));
+    // The source may fail while the folder is made: the pipeline then reports that, not an unhandled 'error'.
+    const reportedByPipeline = () => undefined;
+    body.on('error', reportedByPipeline);
     try {
       await mkdir(this.incoming, { recursive: true });
       await pipeline(body, createWriteStream(temporary, { flags: 'wx' }));
@@ -43,6 +46,8 @@ export class DiskStorage implements ObjectStorage {
     } catch (error) {
       await rm(temporary, { force: true }).catch(() => undefined);
       throw isDiskFault(error) ? new StorageUnavailableError(error) : error;
+    } finally {
+      body.off('error', reportedByPipeline);
     }
   }
 

@@ -80,6 +80,20 @@ describe.each(stores)('%s storage', (_kind, open) => {
     }
   });
 
+  test('a source that fails before the write began is refused the same way, with no unhandled error', async () => {
+    const store = open();
+    try {
+      const source = new PassThrough();
+      const writing = store.put('media/w2/early/original', source, described('never sent', 'image/png'));
+      source.destroy(new Error('client went away at once'));
+      await expect(writing).rejects.toThrow();
+      expect(await store.get('media/w2/early/original')).toBeNull();
+      if (store.kind === 'disk') expect(readdirSync(join(diskRoot, '.incoming'))).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
   // Same length: a shorter body would leave the store waiting for the rest (callers declare what they hold).
   test('s3: bytes that differ from what the put declared are refused and nothing is kept', async () => {
     const store = open();

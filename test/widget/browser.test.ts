@@ -268,6 +268,37 @@ test('flood and closed conversations are explained in words; a closed one offers
   });
 }, 60_000);
 
+test('a message typed while the previous one is on its way is sent next, in order, and is not wiped', async () => {
+  await withContext(async (_context, page) => {
+    await page.goto(siteUrl);
+    await openWidget(page);
+    const opening = `quick typist ${Date.now()}`;
+    await send(page, opening);
+    const cid = await conversationWith(opening);
+    await eventually(async () => (await transport(page)) === 'live');
+
+    // The server takes each message at once but its answer is held: the own message arrives by push first.
+    let answered = 0;
+    await page.route('**/messages', async (route) => {
+      if (route.request().method() !== 'POST') return route.continue();
+      const response = await route.fetch();
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      await route.fulfill({ response });
+      answered += 1;
+    });
+    await send(page, 'first of two');
+    await eventually(async () => (await items(page).count()) === 2);
+    expect(answered).toBe(0); // shown by push while its own answer is still held
+    await send(page, 'second of two');
+    await eventually(async () => (await items(page).count()) === 3, 10_000);
+    const bodies = await items(page).evaluateAll((els) => els.map((el) => el.lastChild?.textContent));
+    expect(bodies).toEqual([opening, 'first of two', 'second of two']);
+    await eventually(async () => (await page.locator('[data-hearth-widget] >> textarea').inputValue()) === '');
+    const stored = await request(node.url, `/admin/workspaces/${ws.id}/conversations/${cid}/messages`, { token: ws.token });
+    expect((stored.body.messages as { body: string }[]).map((m) => m.body)).toEqual([opening, 'first of two', 'second of two']);
+  });
+}, 60_000);
+
 test("the config follows the browser's language, and the away text shows while nobody is online", async () => {
   const other = await createWorkspace(node.url);
   const activated = await request(node.url, `/admin/workspaces/${other.id}/plugins/live-chat`, {

@@ -129,6 +129,8 @@ export class ChatUi {
   /** AGENT messages up to this `createdAt` were seen here: they never count as unread again (reload). */
   readUpTo = '';
   private sending = false;
+  /** Enter was pressed while a send was on its way: what is in the box then goes next, in order. */
+  private sendNext = false;
   private readonly files: FilePreview;
 
   constructor(
@@ -383,7 +385,11 @@ export class ChatUi {
     // Sent exactly as typed (the server keeps bodies verbatim); only an all-blank text is not sent.
     const text = this.input.value;
     const file = this.files.file;
-    if ((!text.trim() && !file) || this.sending) return;
+    if (!text.trim() && !file) return;
+    if (this.sending) {
+      this.sendNext = true;
+      return;
+    }
     let email: string | undefined;
     if (!this.emailBox.hidden) {
       email = this.email.value.trim() || undefined;
@@ -397,19 +403,25 @@ export class ChatUi {
     }
     this.sending = true;
     this.sendButton.disabled = true;
+    let sent = false;
     try {
       if (file) {
         this.files.progress(0);
-        const sent = await this.callbacks.onSendFile(file, (fraction) => this.files.progress(fraction));
+        const fileSent = await this.callbacks.onSendFile(file, (fraction) => this.files.progress(fraction));
         this.files.progress(null);
-        if (!sent) return;
+        if (!fileSent) return;
         this.files.set(null);
       }
-      if (text.trim() && (await this.callbacks.onSend(text, email))) this.input.value = '';
+      sent = !text.trim() || (await this.callbacks.onSend(text, email));
+      // The visitor may have typed the next message meanwhile (the own message can arrive by push first).
+      if (sent && this.input.value === text) this.input.value = '';
     } finally {
       this.sending = false;
       this.sendButton.disabled = false;
       if (!this.form.hidden) this.input.focus();
+      const next = this.sendNext && sent;
+      this.sendNext = false;
+      if (next) void this.submit();
     }
   }
 }
