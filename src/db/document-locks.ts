@@ -55,6 +55,11 @@ export interface DocumentLocks {
 class LockSet implements DocumentLocks {
   private readonly tails = new Map<string, Promise<void>>();
   private readonly held = new AsyncLocalStorage<Held>();
+  /**
+   * Transitions under way. While none is, `held` is disabled: on Node 20 an enabled AsyncLocalStorage keeps
+   * an async hook on every promise and socket of the process, warm content reads included.
+   */
+  private running = 0;
 
   constructor(
     readonly guardsSingleWrites: boolean,
@@ -73,11 +78,13 @@ class LockSet implements DocumentLocks {
     try {
       const releaseShared = this.redis ? await this.holdShared(this.redis, key) : null;
       const held: Held = { keys: new Set([...(outer && !outer.released ? outer.keys : []), key]), released: false };
+      this.running += 1;
       try {
         return await this.held.run(held, work);
       } finally {
         // Work this run started and left running no longer counts as holding the lock.
         held.released = true;
+        if (--this.running === 0) this.held.disable();
         await releaseShared?.();
       }
     } finally {
