@@ -11,17 +11,26 @@
  * - db_ops_per_message: driver commands both nodes sent while the replies were posted, less their idle
  *   rate and the job queue's polling, per reply.
  *
+ * With BENCH_HAPROXY=1 the nodes (three) sit behind HAProxy and the visitors and the agent go through it
+ * (`support/cluster.ts`); BENCH_TRANSPORT=polling makes the visitors use Socket.IO's long-polling, with the
+ * sticky cookie README "Scaling out" tells users to configure for it. BENCH_KILL=1 (behind HAProxy) kills
+ * one node (SIGKILL) halfway through the replies: its visitors reconnect through HAProxy and catch up as the
+ * widget does, and the agent sends again a reply whose answer was lost with the node. `lost` counts the
+ * replies the server accepted (201) that their visitor never got.
+ *
  * Last line: the JSON figures.
  */
 import { benchEngine, benchRedis } from './support/environment.js';
 import { now, percentile, report, round, runBench, spawnChild } from './support/children.js';
-import { pool, postJson, startNode, type NodeChild } from './support/hearth.js';
+import { pool, postJson, type NodeChild } from './support/hearth.js';
+import { startCluster } from './support/cluster.js';
 import type { Trace } from './support/chat-trace.js';
 import { createWorkspace, request } from '../test/support/harness.js';
 
 const VISITORS = Number(process.env.BENCH_VISITORS ?? 1000);
 const RATE = Number(process.env.BENCH_RATE ?? 10);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const TRANSPORT = process.env.BENCH_TRANSPORT === 'polling' ? 'polling' : 'websocket';
 
 const totalCommands = async (nodes: NodeChild[]) => (await Promise.all(nodes.map((node) => node.commands()))).reduce((a, b) => a + b, 0);
 const totalHeap = async (nodes: NodeChild[]) => (await Promise.all(nodes.map((node) => node.ask<{ heapUsed: number }>('heap')))).reduce((sum, reply) => sum + reply.heapUsed, 0);
@@ -47,13 +56,15 @@ async function printBreakdown(nodes: NodeChild[], sentAt: Map<string, number>, r
 await runBench(async (cleanup) => {
   const engine = await benchEngine('bench_chat', cleanup);
   const redisUrl = await benchRedis(cleanup);
-  const nodes: NodeChild[] = [];
-  for (let i = 0; i < 2; i += 1) {
-    const node = await startNode({ uri: engine.uri, dbName: engine.dbName, redisUrl });
-    cleanup(() => node.stop());
-    nodes.push(node);
-  }
-  console.log(`chat bench on ${engine.kind}: ${VISITORS} visitors on 2 nodes + Redis, agent replying ${RATE}/s for ${SECONDS} s`);
+  const cluster = await startCluster({ uri: engine.uri, dbName: engine.dbName, redisUrl }, cleanup, { nodes: 2, sticky: TRANSPORT === 'polling' });
+  const { nodes } = cluster;
+  const kill = process.env.BENCH_KILL === '1' && cluster.balancer !== null;
+  // Behind HAProxy everything goes through it; otherwise the bench spreads visitors and replies over the nodes.
+  const urls = cluster.balancer ? [cluster.url] : nodes.map((node) => node.url);
+  const urlFor = (i: number) => urls[i % urls.length];
+  console.log(
+    `chat bench on ${engine.kind}: ${VISITORS} visitors (${TRANSPORT}) on ${cluster.describe()} + Redis, agent replying ${RATE}/s for ${SECONDS} s${kill ? ', one node killed halfway' : ''}`,
+  );
 
   const ws = await createWorkspace(nodes[0].url);
   const put = await request(nodes[0].url, `/admin/workspaces/${ws.id}/plugins/live-chat`, { method: 'PUT', token: ws.token, body: { enabled: true, greeting: 'Hi' } });
@@ -63,7 +74,7 @@ await runBench(async (cleanup) => {
   const conversations: { id: string; token: string }[] = new Array(VISITORS);
   const startFrom = now();
   await pool(VISITORS, 10, async (i) => {
-    const res = await request(nodes[i % 2].url, '/external/live-chat/conversations', { publishableKey, body: { visitorSessionId: `bench-${i}` } });
+    const res = await request(urlFor(i), '/external/live-chat/conversations', { publishableKey, body: { visitorSessionId: `bench-${i}` } });
     if (res.status !== 201) throw new Error(`conversation start: ${res.status} ${res.text}`);
     conversations[i] = { id: res.body.conversationId, token: res.body.conversationToken };
   });
@@ -74,12 +85,12 @@ await runBench(async (cleanup) => {
   await visitors.ready;
   const heapBefore = await totalHeap(nodes);
   const connectFrom = now();
-  const { failed } = await visitors.ask<{ connected: number; failed: number }>('connect', { urls: nodes.map((node) => node.url), tokens: conversations.map((c) => c.token) }, 600_000);
+  const { failed } = await visitors.ask<{ connected: number; failed: number }>('connect', { urls, tokens: conversations.map((c) => c.token), transport: TRANSPORT, recover: kill }, 600_000);
   const connectSeconds = (now() - connectFrom) / 1000;
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   const heapAfter = await totalHeap(nodes);
   const held = await Promise.all(nodes.map(async (node) => (await node.ask<{ widget: number }>('sockets')).widget));
-  const sockets = held[0] + held[1];
+  const sockets = held.reduce((a, b) => a + b, 0);
 
   const idleFrom = now();
   const idleStart = await totalCommands(nodes);
@@ -88,36 +99,47 @@ await runBench(async (cleanup) => {
 
   const total = Math.round(RATE * SECONDS);
   const sentAt = new Map<string, number>();
+  const accepted = new Set<string>();
   const posts: Promise<void>[] = [];
   let postErrors = 0;
+  let postRetries = 0;
+  const reply = async (i: number, conversationId: string, body: string) => {
+    const send = () => postJson(`${urlFor(i)}/admin/workspaces/${ws.id}/conversations/${conversationId}/messages`, ws.token, { body }).catch(() => 0);
+    let status = await send();
+    // The node that took the reply died before answering: the agent sends it again, as the team app lets them.
+    if (status !== 201 && kill) {
+      postRetries += 1;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      status = await send();
+    }
+    if (status === 201) accepted.add(body);
+    else postErrors += 1;
+  };
   const opsBefore = await totalCommands(nodes);
   const loopFrom = now();
   for (let i = 0; i < total; i += 1) {
     const wait = loopFrom + (i * 1000) / RATE - now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (kill && i === Math.floor(total / 2)) cluster.kill(nodes.length - 1);
     const conversation = conversations[Math.floor(Math.random() * conversations.length)];
     const body = `r${i}`;
     sentAt.set(body, now());
-    posts.push(
-      postJson(`${nodes[i % 2].url}/admin/workspaces/${ws.id}/conversations/${conversation.id}/messages`, ws.token, { body }).then(
-        (status) => void (status !== 201 && (postErrors += 1)),
-        () => void (postErrors += 1),
-      ),
-    );
+    posts.push(reply(i, conversation.id, body));
   }
   await Promise.all(posts);
   const opsElapsed = now() - loopFrom;
-  const opsAfter = await totalCommands(nodes);
+  const opsAfter = kill ? NaN : await totalCommands(nodes);
 
   let receipts: Record<string, number[]> = {};
   const deadline = now() + 10_000;
   while (now() < deadline) {
     receipts = (await visitors.ask<{ receipts: Record<string, number[]> }>('receipts')).receipts;
-    if ([...sentAt.keys()].every((body) => receipts[body])) break;
+    if ([...accepted].every((body) => receipts[body])) break;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   const latencies = [...sentAt].filter(([body]) => receipts[body]).map(([body, at]) => receipts[body][0] - at).sort((a, b) => a - b);
-  const lost = total - latencies.length;
+  const lost = [...accepted].filter((body) => !receipts[body]).length;
+  const recovery = kill ? await visitors.ask<{ reconnects: number; recovered: number }>('recovery') : null;
   const duplicated = Object.values(receipts).filter((times) => times.length > 1).length;
   const dbOps = (opsAfter - opsBefore - idlePerMs * opsElapsed) / total;
   const heapPerSocket = (heapAfter - heapBefore) / Math.max(1, sockets) / 1024;
@@ -126,21 +148,25 @@ await runBench(async (cleanup) => {
   report(
     [
       `  sockets held ${sockets} (${held.join(' + ')}), ${failed} failed to connect, connected in ${connectSeconds.toFixed(1)} s`,
-      `  heap ${(heapPerSocket).toFixed(1)} KiB per socket (both nodes, after forced GC)`,
-      `  replies sent ${total}, received ${latencies.length}, lost ${lost}, duplicated ${duplicated}, POST errors ${postErrors}`,
-      `  POST-to-receipt p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${(latencies.at(-1) ?? NaN).toFixed(1)} ms; ${dbOps.toFixed(2)} db ops per reply`,
+      `  heap ${(heapPerSocket).toFixed(1)} KiB per socket (all nodes, after forced GC)`,
+      `  replies sent ${total}, accepted ${accepted.size}, received ${latencies.length}, lost ${lost}, duplicated ${duplicated}, POST errors ${postErrors}${kill ? `, sent again ${postRetries}` : ''}`,
+      ...(recovery ? [`  node killed: ${recovery.reconnects} visitors reconnected through HAProxy, ${recovery.recovered} replies fetched on reconnection`] : []),
+      `  POST-to-receipt p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${(latencies.at(-1) ?? NaN).toFixed(1)} ms${kill ? '' : `; ${dbOps.toFixed(2)} db ops per reply`}`,
     ],
     {
       bench: 'chat',
       visitors: VISITORS,
-      nodes: 2,
+      nodes: nodes.length,
+      transport: TRANSPORT,
+      ...(cluster.balancer ? { balancer: 'haproxy' } : {}),
       sockets_held: sockets,
       p50_ms: round(percentile(latencies, 50)),
       p99_ms: round(percentile(latencies, 99)),
       heap_kib_per_socket: round(heapPerSocket),
       db_ops_per_message: round(dbOps, 2),
       engine: engine.kind,
-      ...(lost || postErrors || failed ? { lost, post_errors: postErrors, connect_failures: failed } : {}),
+      ...(lost || postErrors || failed || kill ? { lost, duplicated, post_errors: postErrors, connect_failures: failed } : {}),
+      ...(recovery ? { node_killed: true, posts_sent_again: postRetries, reconnects: recovery.reconnects, recovered: recovery.recovered } : {}),
     },
   );
 });

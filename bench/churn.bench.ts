@@ -1,14 +1,17 @@
 /**
  * `npm run bench:churn`: a site being read while its editors publish.
  *
- * - One node (jobs on, as `npm start` runs) with Redis. Workspace A: BENCH_POSTS (500) published posts in
- *   five categories, made through the admin API; workspace B: 50, for the other editor.
+ * - One node (jobs on, as `npm start` runs) with Redis; with BENCH_HAPROXY=1, three behind HAProxy
+ *   (`support/cluster.ts`), every read and edit through it. Workspace A: BENCH_POSTS (500) published posts
+ *   in five categories, made through the admin API; workspace B: 50, for the other editor.
  * - The read mix: `wrk` (separate process, one thread, BENCH_CONNECTIONS) cycles through 100 post pages, the
  *   first ten list pages and each category's first page of A (115 distinct URLs), by a Lua script.
  * - Two phases of BENCH_SECONDS each, in one run: the mix alone, then the mix while one post of A and one of
  *   B are edited and republished every second (PATCH + publish, each pair timed from the editor's side).
  * - Engine commands per request in the churn phase: the driver's `commandStarted` count over the phase,
- *   less what the node sends idle, per request wrk made.
+ *   less what the nodes send idle, per request wrk made.
+ * - BENCH_KILL=1 (behind HAProxy): halfway through the churn phase one node is killed (SIGKILL); reads and
+ *   edits go on through the others, and the failed ones are counted (`failed_requests`, `failed_edits`).
  *
  * Issue's bar: ratio (churn / quiet throughput) at least 0.8, p99 at most 20 ms, no request over 100 ms,
  * every edit answered within 250 ms. Last line: the JSON figures.
@@ -18,7 +21,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchEngine, benchRedis } from './support/environment.js';
 import { now, percentile, report, round, runBench } from './support/children.js';
-import { pool, startNode } from './support/hearth.js';
+import { pool } from './support/hearth.js';
+import { startCluster } from './support/cluster.js';
 import { CONNECTIONS, SECONDS, loadTool, parseWrk, run, type LoadResult } from './support/load.js';
 import { createWorkspace, request, type WorkspaceFixture } from '../test/support/harness.js';
 
@@ -74,8 +78,9 @@ await runBench(async (cleanup) => {
   if (loadTool() !== 'wrk') throw new Error('bench:churn needs wrk (apt-get install wrk) for its URL mix');
   const engine = await benchEngine('bench_churn', cleanup);
   const redisUrl = await benchRedis(cleanup);
-  const node = await startNode({ uri: engine.uri, dbName: engine.dbName, redisUrl });
-  cleanup(() => node.stop());
+  const cluster = await startCluster({ uri: engine.uri, dbName: engine.dbName, redisUrl }, cleanup, { nodes: 1 });
+  const node = { url: cluster.url, commands: cluster.commands };
+  const killAt = process.env.BENCH_KILL === '1' && cluster.nodes.length > 1 ? SECONDS * 500 : null;
   const a = await createWorkspace(node.url, { slug: 'churn-a', name: 'Churn A' });
   const b = await createWorkspace(node.url, { slug: 'churn-b', name: 'Churn B' });
   const seedFrom = now();
@@ -86,7 +91,7 @@ await runBench(async (cleanup) => {
     ...CATEGORIES.map((slug) => `/external/posts?limit=20&category=${slug}`),
   ];
   console.log(
-    `churn bench on ${engine.kind}: ${POSTS} + ${OTHER_POSTS} posts seeded in ${((now() - seedFrom) / 1000).toFixed(1)} s; ${paths.length} URLs, wrk 1 thread, ${CONNECTIONS} connections, ${SECONDS} s per phase`,
+    `churn bench on ${engine.kind}, ${cluster.describe()}${killAt ? ', one killed halfway through the churn phase' : ''}: ${POSTS} + ${OTHER_POSTS} posts seeded in ${((now() - seedFrom) / 1000).toFixed(1)} s; ${paths.length} URLs, wrk 1 thread, ${CONNECTIONS} connections, ${SECONDS} s per phase`,
   );
   for (const path of paths) {
     const res = await request(node.url, path, { apiKey: a.apiKey });
@@ -97,16 +102,22 @@ await runBench(async (cleanup) => {
 
   // The editors: one post of each workspace edited and republished every second, the pair timed.
   const edits: number[] = [];
+  let failedEdits = 0;
   let editing = true;
   const editor = async (ws: WorkspaceFixture, ids: string[]) => {
     for (let i = 0; editing; i += 1) {
       const from = now();
       const id = ids[(i * 37) % ids.length];
-      await admin(node.url, ws, 'PATCH', `/posts/${id}`, { contentMarkdown: `Edited ${i} at ${new Date().toISOString()}` });
-      await admin(node.url, ws, 'POST', `/posts/${id}/publish`);
-      const took = now() - from;
-      edits.push(took);
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, EDIT_EVERY_MS - took)));
+      try {
+        await admin(node.url, ws, 'PATCH', `/posts/${id}`, { contentMarkdown: `Edited ${i} at ${new Date().toISOString()}` });
+        await admin(node.url, ws, 'POST', `/posts/${id}/publish`);
+        edits.push(now() - from);
+      } catch (error) {
+        // Only while a node is being killed may an edit fail (its answer lost with the node).
+        if (killAt === null) throw error;
+        failedEdits += 1;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, EDIT_EVERY_MS - (now() - from))));
     }
   };
   const idleStart = await node.commands();
@@ -116,12 +127,15 @@ await runBench(async (cleanup) => {
   const commandsBefore = await node.commands();
   const phaseFrom = now();
   const editors = Promise.all([editor(a, postsA), editor(b, postsB)]);
+  const killing = killAt === null ? null : setTimeout(() => cluster.kill(cluster.nodes.length - 1), killAt);
   const churn = await wrkMix(node.url, paths, a.apiKey, SECONDS);
   editing = false;
+  clearTimeout(killing ?? undefined);
   await editors;
   const phaseMs = now() - phaseFrom;
   // The editors' own commands are part of the phase: the figure is what the site costs the engine per read.
-  const commandsPerRequest = ((await node.commands()) - commandsBefore - idlePerMs * phaseMs) / churn.requests;
+  // A killed node's commands leave the sum with it: no figure then.
+  const commandsPerRequest = killAt === null ? ((await node.commands()) - commandsBefore - idlePerMs * phaseMs) / churn.requests : NaN;
 
   const sortedEdits = [...edits].sort((x, y) => x - y);
   const editP99 = percentile(sortedEdits, 99);
@@ -133,7 +147,7 @@ await runBench(async (cleanup) => {
     [
       line('reads alone', quiet),
       line('reads while publishing', churn),
-      `  edits (PATCH + publish): ${edits.length}, p50 ${percentile(sortedEdits, 50).toFixed(0)} ms, p99 ${editP99.toFixed(0)} ms, max ${sortedEdits.at(-1)?.toFixed(0)} ms`,
+      `  edits (PATCH + publish): ${edits.length}${failedEdits ? ` (${failedEdits} FAILED)` : ''}, p50 ${percentile(sortedEdits, 50).toFixed(0)} ms, p99 ${editP99.toFixed(0)} ms, max ${sortedEdits.at(-1)?.toFixed(0)} ms`,
       `  ratio ${ratio.toFixed(3)} | ${commandsPerRequest.toFixed(3)} engine commands per read | bar (ratio >= 0.8, p99 <= 20 ms, max <= 100 ms, edits <= 250 ms): ${bar ? 'met' : 'NOT met'}`,
     ],
     {
@@ -150,6 +164,9 @@ await runBench(async (cleanup) => {
       edits: edits.length,
       engine_commands_per_request: round(commandsPerRequest, 3),
       failed_requests: quiet.failures + churn.failures,
+      nodes: cluster.nodes.length,
+      ...(cluster.balancer ? { balancer: 'haproxy' } : {}),
+      ...(killAt !== null ? { node_killed: true, failed_edits: failedEdits } : {}),
       engine: engine.kind,
     },
   );

@@ -49,21 +49,55 @@ export async function startRedis(port?: number): Promise<RunningService> {
 }
 
 /**
- * HAProxy on a free loopback port in front of `backends` (URLs of nodes), round robin and nothing sticky:
- * consecutive requests of one client land on different nodes, as behind most cloud load balancers.
+ * The HAProxy configuration README "Scaling out" describes, for `backends` (host:port of nodes) behind
+ * `bind`: round robin; each node checked on `/healthz` every half second, and one that stops answering is
+ * taken out; a request whose node refused the connection goes to another (`redispatch`), and a GET or
+ * HEAD whose node died before answering is sent again (L7 retries, never for a write: it may have been
+ * done). `sticky` adds the cookie that keeps one browser on one node, which Socket.IO's long-polling needs.
  */
-export async function startLoadBalancer(backends: string[]): Promise<RunningService> {
+export function haproxyConfig(bind: string, backends: string[], options: { sticky?: boolean } = {}): string {
+  const cookie = (i: number) => (options.sticky ? ` cookie node${i}` : '');
+  return [
+    'global',
+    '  maxconn 8000',
+    'defaults',
+    '  mode http',
+    '  timeout connect 2s',
+    '  timeout client 60s',
+    '  timeout server 60s',
+    '  timeout tunnel 120s',
+    '  retries 3',
+    '  option redispatch 1',
+    '  retry-on conn-failure empty-response response-timeout',
+    'frontend site',
+    `  bind ${bind}`,
+    '  default_backend nodes',
+    'backend nodes',
+    '  balance roundrobin',
+    '  option httpchk GET /healthz',
+    '  http-request disable-l7-retry unless METH_GET',
+    ...(options.sticky ? ['  cookie HEARTH_NODE insert indirect nocache httponly'] : []),
+    ...backends.map((backend, i) => `  server node${i} ${backend} check inter 500ms fall 2 rise 2${cookie(i)}`),
+    '',
+  ].join('\n');
+}
+
+/**
+ * HAProxy on a free loopback port in front of `backends` (URLs of nodes), configured as `haproxyConfig`
+ * says; without `sticky`, consecutive requests of one client land on different nodes, as behind most cloud
+ * load balancers.
+ */
+export async function startLoadBalancer(backends: string[], options: { sticky?: boolean } = {}): Promise<RunningService> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'hearth-haproxy-'));
   const config = join(dir, 'haproxy.cfg');
-  const servers = backends.map((backend, i) => `  server node${i} ${new URL(backend).host}`).join('\n');
-  writeFileSync(
-    config,
-    `global\n  maxconn 2000\ndefaults\n  mode http\n  timeout connect 2s\n  timeout client 60s\n  timeout server 60s\n  timeout tunnel 120s\n` +
-      `frontend site\n  bind 127.0.0.1:${port}\n  default_backend nodes\nbackend nodes\n  balance roundrobin\n${servers}\n`,
-  );
-  const child = spawn('haproxy', ['-db', '-f', config], { stdio: 'ignore' });
-  await waitForPort(port);
+  writeFileSync(config, haproxyConfig(`127.0.0.1:${port}`, backends.map((backend) => new URL(backend).host), options));
+  const child = spawn('haproxy', ['-db', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let complaints = '';
+  child.stderr.on('data', (chunk: Buffer) => void (complaints = (complaints + chunk.toString('utf8')).slice(-2000)));
+  await waitForPort(port).catch((error: unknown) => {
+    throw new Error(`HAProxy did not start: ${complaints || String(error)}`);
+  });
   return {
     url: `http://127.0.0.1:${port}`,
     port,

@@ -54,15 +54,23 @@ export function ensureSystemTools(log: (line: string) => void = console.log): { 
   if (!findChromium()) missing.push('chromium');
   if (!process.env.REDIS_URL && !onPath('redis-server')) missing.push('redis-server');
   if (!onPath('haproxy')) missing.push('haproxy');
-  if (missing.length > 0) {
-    if (!canInstallWithApt()) {
-      throw new Error(
-        `The tests need ${missing.join(' and ')}: install ${missing.map((name) => `\`${name}\``).join(' and ')} (Debian: apt-get install -y ${missing.join(' ')}), or set CHROMIUM_PATH / REDIS_URL.`,
-      );
-    }
-    aptInstall(missing, log);
-  }
+  installMissing(missing, log);
   const chromium = findChromium();
   if (!chromium) throw new Error('Chromium is still missing after installing it; set CHROMIUM_PATH to a Chromium or Chrome binary.');
   return { chromium };
+}
+
+/** HAProxy alone (installed when missing), for the benches that run nodes behind it. */
+export function ensureHaproxy(log: (line: string) => void = console.log): void {
+  installMissing(onPath('haproxy') ? [] : ['haproxy'], log);
+}
+
+function installMissing(missing: string[], log: (line: string) => void): void {
+  if (missing.length === 0) return;
+  if (!canInstallWithApt()) {
+    throw new Error(
+      `This needs ${missing.join(' and ')}: install ${missing.map((name) => `\`${name}\``).join(' and ')} (Debian: apt-get install -y ${missing.join(' ')}), or set CHROMIUM_PATH / REDIS_URL.`,
+    );
+  }
+  aptInstall(missing, log);
 }
