@@ -19,14 +19,21 @@
  * machine's two cores are shared by every process, so it sets the pace). The node runs the shipped job
  * settings (NODE_ROLE all, default polling).
  *
+ * More nodes (`support/cluster.ts`: BENCH_NODES, or BENCH_HAPROXY=1 for three behind HAProxy) share the
+ * queue; the events are published on the first. BENCH_KILL=1 (three nodes) kills that first node (SIGKILL)
+ * once a quarter of the running node's burst has arrived: the deliveries it had stored and not yet sent,
+ * or taken and not finished, are taken by the others (at once, or once their lock runs out), so `lost`
+ * must stay 0 (a delivery it sent but did not record may arrive twice).
+ *
  * BENCH_HIST=1 also prints each burst's first receipts per 50 ms: while the burst is still being stored
  * the sends share the node with the storing, and the histogram shows how much.
  *
  * Last line: the JSON figures.
  */
-import { benchEngine } from './support/environment.js';
 import { now, percentile, report, round, runBench, spawnChild } from './support/children.js';
-import { pool, postJson, startNode } from './support/hearth.js';
+import { pool, postJson, type NodeChild } from './support/hearth.js';
+import { startCluster } from './support/cluster.js';
+import { benchEngine, benchRedis } from './support/environment.js';
 import { createWorkspace, request } from '../test/support/harness.js';
 
 const PUBLISHES = Number(process.env.BENCH_PUBLISHES ?? 2000);
@@ -74,24 +81,38 @@ await runBench(async (cleanup) => {
   const { url: receiverUrl } = await receiver.ready;
   await warmReceiver(receiverUrl, PUBLISHES);
   await receiver.ask('forget');
-  const node = await startNode({ uri: engine.uri, dbName: engine.dbName, redisUrl: process.env.REDIS_URL, env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
-  cleanup(() => node.stop());
-  console.log(`webhooks bench on ${engine.kind}: ${PUBLISHES} post.published events in a burst -> receiver in another process, on a fresh node, then again`);
+  const kill = process.env.BENCH_KILL === '1';
+  // One node reads no Redis unless REDIS_URL names one; several share one, as they must.
+  const several = kill || process.env.BENCH_HAPROXY === '1' || Number(process.env.BENCH_NODES ?? 1) > 1;
+  const redisUrl = several ? await benchRedis(cleanup) : (process.env.REDIS_URL ?? '');
+  const cluster = await startCluster({ uri: engine.uri, dbName: engine.dbName, redisUrl, env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } }, cleanup, { nodes: kill ? 3 : 1 });
+  const node = cluster.nodes[0];
+  const survivors = () => (kill ? cluster.nodes.slice(1) : cluster.nodes);
+  console.log(
+    `webhooks bench on ${engine.kind}, ${cluster.describe()}: ${PUBLISHES} post.published events in a burst -> receiver in another process, on fresh nodes, then again${kill ? ' (one node killed during it)' : ''}`,
+  );
 
-  const ws = await createWorkspace(node.url, { locales: ['en'], defaultLocale: 'en' });
-  const patched = await request(node.url, `/admin/workspaces/${ws.id}`, { method: 'PATCH', token: ws.token, body: { webhookUrl: `${receiverUrl}/hook?secret=bench` } });
+  const ws = await createWorkspace(cluster.url, { locales: ['en'], defaultLocale: 'en' });
+  const patched = await request(cluster.url, `/admin/workspaces/${ws.id}`, { method: 'PATCH', token: ws.token, body: { webhookUrl: `${receiverUrl}/hook?secret=bench` } });
   if (patched.status !== 200) throw new Error(`webhook URL: ${patched.status} ${patched.text}`);
 
   let expected = 0;
   /** One burst of PUBLISHES events, measured from the publish of each to its first receipt. */
-  const burst = async (prefix: string): Promise<Burst> => {
+  const burst = async (prefix: string, killAfter?: number): Promise<Burst> => {
     const from = now();
     const { publishedAt } = await node.ask<{ publishedAt: number[] }>('publish', { count: PUBLISHES, workspaceId: ws.id, prefix }, 600_000);
     const publishMs = now() - from;
+    let killAt = killAfter === undefined ? Infinity : expected + killAfter;
     expected += PUBLISHES;
     const deadline = now() + TIMEOUT_S * 1000;
-    while ((await receiver.ask<{ distinct: number }>('distinct')).distinct < expected && now() <= deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
+    for (let distinct = 0; distinct < expected && now() <= deadline; ) {
+      distinct = (await receiver.ask<{ distinct: number }>('distinct')).distinct;
+      if (distinct >= killAt) {
+        cluster.kill(0);
+        killAt = Infinity;
+        console.log(`  killed the publishing node after ${distinct - expected + PUBLISHES} deliveries of the burst`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, kill ? 50 : 250));
     }
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const { receipts, unreadable } = await receiver.ask<{ receipts: Record<string, number[]>; unreadable: number }>('receipts', { prefix });
@@ -123,9 +144,15 @@ await runBench(async (cleanup) => {
 
   const cold = await burst('cold');
   for (const line of describe('fresh node', cold)) console.log(line);
-  const opsBefore = await node.ask<{ commands: number; jobCommands: number; cpuMicros: number }>('ops');
-  const warm = await burst('post');
-  const opsAfter = await node.ask<{ commands: number; jobCommands: number; cpuMicros: number }>('ops');
+  type Ops = { commands: number; jobCommands: number; cpuMicros: number };
+  const opsOf = async (nodes: NodeChild[]): Promise<Ops> => {
+    const each = await Promise.all(nodes.map((one) => one.ask<Ops>('ops')));
+    return { commands: each.reduce((sum, ops) => sum + ops.commands, 0), jobCommands: each.reduce((sum, ops) => sum + ops.jobCommands, 0), cpuMicros: each.reduce((sum, ops) => sum + ops.cpuMicros, 0) };
+  };
+  // With a node killed its share of the work leaves the sums with it: the survivors' alone are counted.
+  const opsBefore = await opsOf(survivors());
+  const warm = await burst('post', kill ? Math.floor(PUBLISHES / 4) : undefined);
+  const opsAfter = await opsOf(survivors());
   const deliveredWarm = warm.ids.length - warm.lost;
   const opsPerDelivery = (opsAfter.commands - opsBefore.commands) / deliveredWarm;
   const jobOpsPerDelivery = (opsAfter.jobCommands - opsBefore.jobCommands) / deliveredWarm;
@@ -135,7 +162,7 @@ await runBench(async (cleanup) => {
     [
       ...describe('running node', warm),
       `  driver commands per delivery: ${opsPerDelivery.toFixed(3)} (plus ${jobOpsPerDelivery.toFixed(3)} on the job collection, its polling included)`,
-      `  node CPU per delivery: ${nodeCpuPerDelivery.toFixed(0)} µs (storing, sending and recording it, and the node's idle work over the same seconds)`,
+      `  node CPU per delivery: ${nodeCpuPerDelivery.toFixed(0)} µs (storing, sending and recording it, and the node's idle work over the same seconds)${kill ? '; both figures the surviving nodes\' only' : ''}`,
     ],
     {
       bench: 'webhooks',
@@ -150,6 +177,8 @@ await runBench(async (cleanup) => {
       cold_p99_ms: round(cold.p99, 0),
       db_ops_per_delivery: round(opsPerDelivery, 3),
       node_cpu_us_per_delivery: round(nodeCpuPerDelivery, 0),
+      nodes: cluster.nodes.length,
+      ...(kill ? { node_killed: true } : {}),
       engine: engine.kind,
     },
   );
