@@ -103,13 +103,20 @@ await runBench(async (cleanup) => {
   const posts: Promise<void>[] = [];
   let postErrors = 0;
   let postRetries = 0;
+  /** Why POSTs failed (status, or the client's error), with how often. */
+  const failureKinds = new Map<string, number>();
   const reply = async (i: number, conversationId: string, body: string) => {
-    const send = () => postJson(`${urlFor(i)}/admin/workspaces/${ws.id}/conversations/${conversationId}/messages`, ws.token, { body }).catch(() => 0);
+    const send = () =>
+      postJson(`${urlFor(i)}/admin/workspaces/${ws.id}/conversations/${conversationId}/messages`, ws.token, { body }).then(
+        (status) => (status === 201 ? status : (failureKinds.set(String(status), (failureKinds.get(String(status)) ?? 0) + 1), status)),
+        (error: Error) => (failureKinds.set(error.message, (failureKinds.get(error.message) ?? 0) + 1), 0),
+      );
     let status = await send();
-    // The node that took the reply died before answering: the agent sends it again, as the team app lets them.
-    if (status !== 201 && kill) {
+    // The node that took the reply died before answering: the agent sends it again (up to three times, half
+    // a second apart), as the team app lets them.
+    for (let again = 0; status !== 201 && kill && again < 3; again += 1) {
       postRetries += 1;
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await new Promise((resolve) => setTimeout(resolve, 500));
       status = await send();
     }
     if (status === 201) accepted.add(body);
@@ -149,7 +156,7 @@ await runBench(async (cleanup) => {
     [
       `  sockets held ${sockets} (${held.join(' + ')}), ${failed} failed to connect, connected in ${connectSeconds.toFixed(1)} s`,
       `  heap ${(heapPerSocket).toFixed(1)} KiB per socket (all nodes, after forced GC)`,
-      `  replies sent ${total}, accepted ${accepted.size}, received ${latencies.length}, lost ${lost}, duplicated ${duplicated}, POST errors ${postErrors}${kill ? `, sent again ${postRetries}` : ''}`,
+      `  replies sent ${total}, accepted ${accepted.size}, received ${latencies.length}, lost ${lost}, duplicated ${duplicated}, POST errors ${postErrors}${kill ? `, sent again ${postRetries}` : ''}${failureKinds.size ? ` (failed: ${[...failureKinds].map(([kind, count]) => `${kind} x${count}`).join(', ')})` : ''}`,
       ...(recovery ? [`  node killed: ${recovery.reconnects} visitors reconnected through HAProxy, ${recovery.recovered} replies fetched on reconnection`] : []),
       `  POST-to-receipt p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${(latencies.at(-1) ?? NaN).toFixed(1)} ms${kill ? '' : `; ${dbOps.toFixed(2)} db ops per reply`}`,
     ],

@@ -22,22 +22,31 @@ interface Pushed {
  */
 function visitor(url: string, token: string, transport: 'websocket' | 'polling', recover: boolean): Promise<boolean> {
   const seen = new Set<string>();
+  const fetched = new Set<string>();
   let newest: string | undefined;
   const receive = (message: Pushed['message']) => {
     (receipts[message.body] ??= []).push(now());
     seen.add(message.id);
     if (!newest || message.createdAt > newest) newest = message.createdAt;
   };
-  const catchUp = async () => {
+  // Like the widget: until the catch-up succeeds it is tried again (a node may still be going down).
+  const catchUp = async (): Promise<void> => {
     // A second of overlap: messages stamped alike are told apart by id.
     const after = newest ? `?after=${encodeURIComponent(new Date(Date.parse(newest) - 1_000).toISOString())}` : '';
-    const res = await fetch(`${url}/external/live-chat/conversations/${token}/messages${after}`);
-    if (!res.ok) return;
-    const page = (await res.json()) as { messages: Pushed['message'][] };
-    for (const message of page.messages) {
-      if (message.sender !== 'AGENT' || seen.has(message.id)) continue;
-      recovered += 1;
-      receive(message);
+    for (let attempt = 0; attempt < 20; attempt += 1) {
+      const page = await fetch(`${url}/external/live-chat/conversations/${token}/messages${after}`)
+        .then(async (res) => (res.ok ? ((await res.json()) as { messages: Pushed['message'][] }) : null))
+        .catch(() => null);
+      if (page) {
+        for (const message of page.messages) {
+          if (message.sender !== 'AGENT' || seen.has(message.id)) continue;
+          recovered += 1;
+          fetched.add(message.id);
+          receive(message);
+        }
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
   };
   return new Promise<boolean>((resolve) => {
@@ -52,7 +61,9 @@ function visitor(url: string, token: string, transport: 'websocket' | 'polling',
       forceNew: true,
       timeout: 60_000,
     });
-    socket.on('message.created', (payload: Pushed) => receive(payload.message));
+    // A push of a message the catch-up already fetched is shown once, as the widget does (by id); two
+    // pushes of one message still count twice.
+    socket.on('message.created', (payload: Pushed) => !fetched.has(payload.message.id) && receive(payload.message));
     let connectedBefore = false;
     socket.on('connect', () => {
       if (connectedBefore) {
