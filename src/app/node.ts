@@ -33,6 +33,7 @@ import { upgradeOnce } from '../db/once.js';
 import { fileOlderDocuments } from '../db/newest-first.js';
 import { messageStore } from '../livechat/messages.model.js';
 import { appointmentStore } from '../appointments/appointments.model.js';
+import { postStore } from '../posts/posts.model.js';
 import { upgradeWebhookStorage } from '../webhooks/webhooks.upgrade.js';
 import { ByteLru } from '../cache/lru.js';
 
@@ -154,6 +155,13 @@ async function upgradeStorage(db: Connection, logger: Logger, clock: Clock): Pro
       const filed = await fileOlderDocuments(db.collection(collection), field);
       if (filed > 0) logger.info({ collection, filed }, 'documents stored before newest-first buckets filed below them');
     }
+  });
+  // The admin posts list's `q` reads posts by their search grams since 1.x (`posts/search-grams.ts`).
+  await upgradeOnce(db, 'post-search-grams', async () => {
+    const filed = await postStore(db).fileSearchGramsOfEarlierVersions((count) => {
+      if (count % 10_000 === 0) logger.info({ filed: count }, 'posts stored before search grams: filing theirs');
+    });
+    if (filed > 0) logger.info({ filed }, 'posts stored before search grams filed');
   });
   // Availability, booking and the calendar feed read confirmed appointments by the day (or month) of their start
   // since 1.x (`appointments/schedule-keys.ts`): those stored before, that a read can still reach, are filed now.

@@ -10,6 +10,8 @@ import { postGroupStore } from './post-groups.model.js';
 import { postSlugStore } from './post-slugs.model.js';
 export type { PostBody } from './post-bodies.model.js';
 import { bodyOf, contentFields, fromContent, fromPatch, toFields, type ContentDoc, type PostContent, type PostFields } from './post-content.model.js';
+import { lookupGram, searchGramsOf } from './search-grams.js';
+import { escapeRegex } from '../shared/text.js';
 export { toFields, type PostContent, type PostFields } from './post-content.model.js';
 
 /*
@@ -75,6 +77,8 @@ export interface PostDoc extends ContentDoc {
   version?: number;
   /** The admin list's bucket (`newest-first.ts`), taken when created; absent on posts stored before 0.9. */
   listBucket?: number;
+  /** The draft title's and slug's grams (`search-grams.ts`); filed for posts stored before by `fileSearchGramsOfEarlierVersions`. */
+  searchGrams?: string[];
   createdAt: Date;
   updatedAt: Date;
 }
@@ -93,6 +97,7 @@ const postSchema = new Schema<PostDoc>(
     lastPublishedHash: { type: String, default: null },
     version: { type: Number, default: 0 },
     listBucket: { type: Number },
+    searchGrams: { type: [String], default: undefined },
   },
   { timestamps: true, collection: 'posts' },
 );
@@ -109,6 +114,8 @@ postSchema.index({ workspaceId: 1, state: 1, locale: 1, 'pub.categoryId': 1 });
 postSchema.index({ workspaceId: 1, listBucket: -1, _id: -1 });
 // Translations of one post (single-post `translations`, navigation `post.locales`).
 postSchema.index({ workspaceId: 1, translationGroupId: 1 });
+// The admin list's `q`: the posts holding one gram of it (multikey).
+postSchema.index({ workspaceId: 1, searchGrams: 1 });
 
 /** The sequence a workspace's posts take their admin-list bucket from. */
 const listSequence = (workspaceId: string) => `${workspaceId}:posts`;
@@ -162,7 +169,8 @@ export interface ImportedPost {
   hash: string;
 }
 
-export type AdminPostFilter = Partial<{ type: string; locale: string; state: PostState; translationGroupId: string; qPattern: string; ids: string[] }>;
+/** `q`: a literal part of the draft title or slug, any case. */
+export type AdminPostFilter = Partial<{ type: string; locale: string; state: PostState; translationGroupId: string; q: string; ids: string[] }>;
 
 /** The posts as the admin side sees them: drafts, states and both snapshots. */
 export function postStore(db: Connection) {
@@ -204,6 +212,7 @@ export function postStore(db: Connection) {
           translationGroupId: input.translationGroupId,
           state: 'DRAFT',
           ...fromContent(input.draft),
+          searchGrams: searchGramsOf(input.draft.title, input.draft.slug),
           pub: null,
           publishedAt: null,
           lastPublishedHash: null,
@@ -239,6 +248,7 @@ export function postStore(db: Connection) {
           translationGroupId: row.translationGroupId,
           state: 'PUBLISHED',
           ...fromContent(row.content),
+          searchGrams: searchGramsOf(row.content.title, row.content.slug),
           pub: fromContent(row.content),
           publishedAt: row.publishedAt,
           lastPublishedHash: row.hash,
@@ -278,8 +288,9 @@ export function postStore(db: Connection) {
       return byOther(drafts) || byOther(published);
     },
     /**
-     * Newest created first; `qPattern` (escaped) matches the draft title or slug, `ids` limits to those posts.
-     * `summary`: without bodies or a count, reading one post more than the page (`total` counts what was read).
+     * Newest created first; `q` matches the draft title or slug (read by one of its grams, matched whole
+     * among those), `ids` limits to those posts. `summary`: without bodies or a count, reading one post more
+     * than the page (`total` counts what was read).
      */
     async list(workspaceId: string, filter: AdminPostFilter, request: PageRequest, summary = false): Promise<{ items: Post[]; total: number }> {
       const query: Record<string, unknown> = {};
@@ -288,7 +299,12 @@ export function postStore(db: Connection) {
       if (filter.state) query.state = filter.state;
       if (filter.translationGroupId) query.translationGroupId = filter.translationGroupId;
       if (filter.ids) query._id = { $in: filter.ids.filter(isObjectIdHex).map((id) => new Types.ObjectId(id)) };
-      if (filter.qPattern) query.$or = [{ title: { $regex: filter.qPattern, $options: 'i' } }, { slug: { $regex: filter.qPattern, $options: 'i' } }];
+      if (filter.q) {
+        const pattern = escapeRegex(filter.q);
+        query.$or = [{ title: { $regex: pattern, $options: 'i' } }, { slug: { $regex: pattern, $options: 'i' } }];
+        const gram = lookupGram(filter.q);
+        if (gram !== null) query.searchGrams = gram;
+      }
       const newest = { field: 'listBucket', sequence: listSequence(workspaceId), sort: { _id: -1 } } as const;
       if (summary) {
         const { docs, total } = await scope.newestPage(workspaceId, query, newest, { ...request, withTotal: false });
@@ -297,14 +313,45 @@ export function postStore(db: Connection) {
       const { docs, total } = await scope.newestPage(workspaceId, query, newest, request);
       return { items: await withBodies(workspaceId, docs.map(toHead)), total };
     },
+    /**
+     * Gives the posts stored before search grams theirs (an upgrade: one read of every post, so it runs
+     * through `upgradeOnce`); `progress` hears the count after each batch. Answers how many were filed.
+     */
+    async fileSearchGramsOfEarlierVersions(progress: (filed: number) => void = () => undefined): Promise<number> {
+      const BATCH = 500;
+      let filed = 0;
+      let batch: { _id: Types.ObjectId; title: string; slug: string }[] = [];
+      const file = async () => {
+        // Only while the title and slug are still those read: a rename meanwhile wrote its own grams.
+        await model.bulkWrite(
+          batch.map(({ _id, title, slug }) => ({ updateOne: { filter: { _id, title, slug }, update: { $set: { searchGrams: searchGramsOf(title, slug) } } } })),
+          { ordered: false },
+        );
+        filed += batch.length;
+        batch = [];
+        progress(filed);
+      };
+      for await (const doc of model.find({ searchGrams: { $exists: false } }, { title: 1, slug: 1 }).lean<{ _id: Types.ObjectId; title: string; slug: string }>().cursor({ batchSize: BATCH })) {
+        batch.push(doc);
+        if (batch.length === BATCH) await file();
+      }
+      if (batch.length) await file();
+      return filed;
+    },
     /** Runs `work` as the only writer of the post (`document-locks.ts`): every change of a post is one. */
     exclusive<T>(id: string, work: () => Promise<T>): Promise<T> {
       return scope.transition(id, work);
     },
-    /** Writes the draft fields `patch` names, only those (and `body`, the whole draft body); null when missing, `'taken'` on a slug clash. */
-    async updateDraft(workspaceId: string, id: string, patch: Partial<PostContent>, body: PostBody | null): Promise<Post | null | 'taken'> {
+    /**
+     * Writes the draft fields `patch` names, only those (and `body`, the whole draft body); null when missing,
+     * `'taken'` on a slug clash. `current`: the draft's title and slug as they are (the caller holds the post's
+     * lock), for the search grams of a rename.
+     */
+    async updateDraft(workspaceId: string, id: string, patch: Partial<PostContent>, body: PostBody | null, current: Pick<PostFields, 'title' | 'slug'>): Promise<Post | null | 'taken'> {
+      const set: Record<string, unknown> = fromPatch(patch);
+      if (patch.title !== undefined || patch.slug !== undefined) set.searchGrams = searchGramsOf(patch.title ?? current.title, patch.slug ?? current.slug);
       try {
-        const doc = await scope.updateById(workspaceId, id, { $set: fromPatch(patch), $inc: { version: 1 } });
+        const doc = await scope.updateById(workspaceId, id, { $set: set, $inc: { version: 1 } });
         if (!doc) return null;
         if (body) await bodies.write(workspaceId, id, 'draft', body);
         return withBodiesOne(doc);

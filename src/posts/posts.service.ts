@@ -3,7 +3,6 @@ import type { Deps } from '../deps.js';
 import { requireVersion } from '../shared/versions.js';
 import { fail, invalid, type FieldIssue } from '../shared/errors.js';
 import { pageInfoOf } from '../shared/paging.js';
-import { escapeRegex } from '../shared/text.js';
 import { findCategory } from '../categories/categories.service.js';
 import { type Workspace } from '../workspaces/workspaces.service.js';
 import { renderMarkdown, sanitizeContentHtml } from './markdown.js';
@@ -135,7 +134,7 @@ export async function listPostsAdmin(
   // A summary reads no bodies and counts nothing (each a scan on FerretDB): one post more says whether a next page exists.
   const { items: found, total } = await postStore(deps.db).list(
     workspace.id,
-    { ...filter, state: state === 'SCHEDULED' ? undefined : state, qPattern: q ? escapeRegex(q) : undefined, ids },
+    { ...filter, state: state === 'SCHEDULED' ? undefined : state, q: q || undefined, ids },
     request,
     summary,
   );
@@ -174,7 +173,7 @@ export async function editDraft(deps: Deps, workspace: Workspace, id: string, pa
     const bodyPath = patch.contentHtml ? 'contentHtml' : 'contentMarkdown';
     const issues = await mediaIssues(deps, workspace, { imageMediaId: fields.imageMediaId, bodyMediaIds: body ? fields.bodyMediaIds : [], bodyPath });
     if (issues.length) throw invalid(issues);
-    const updated = await posts.updateDraft(workspace.id, post.id, fields, body);
+    const updated = await posts.updateDraft(workspace.id, post.id, fields, body, post.draft);
     if (updated === null) throw fail('post_not_found');
     if (updated === 'taken') throw fail('post_slug_taken');
     return updated;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { createWorkspace, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
+import { createWorkspace, request, startTestNode, uniqueDbName, watchingCommands, type DriverCommand, type WorkspaceFixture } from '../support/harness.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { contentAdmin, expectIssue } from '../content/content-helpers.js';
 import { memberWith } from '../team/support.js';
@@ -34,6 +34,65 @@ test('q finds a literal part of the draft title or slug in any case; its bound i
   expect(await slugsOf(ws, 'q=.*')).toEqual([]);
   expect((await list(ws, `q=${'x'.repeat(200)}`)).status).toBe(200);
   expectIssue(await list(ws, `q=${'x'.repeat(201)}`), 'q');
+});
+
+test('q follows renames: a new title or slug is found at once, the old one no more; two characters search too', async () => {
+  const ws = await createWorkspace(node.url);
+  const admin = contentAdmin(node.url, ws);
+  const post = await admin.createPost({ slug: 'rye-loaf', title: 'Rye loaf' });
+  await admin.createPost({ slug: 'spelt', title: 'Spelt' });
+  const patch = async (body: Record<string, unknown>) => {
+    const res = await request(node.url, `/admin/workspaces/${ws.id}/posts/${post.id as string}`, { method: 'PATCH', token: ws.token, body });
+    expect(res.status).toBe(200);
+  };
+  await patch({ title: 'Sourdough Boule' });
+  expect(await slugsOf(ws, 'q=boule')).toEqual(['rye-loaf']);
+  expect(await slugsOf(ws, 'q=loaf')).toEqual(['rye-loaf']); // still its slug
+  expect(await slugsOf(ws, 'q=Rye%20l')).toEqual([]);
+  await patch({ slug: 'country-boule' });
+  expect(await slugsOf(ws, 'q=loaf')).toEqual([]);
+  expect(await slugsOf(ws, 'q=try-bo')).toEqual(['country-boule']);
+  // A body-only save leaves the search as it was.
+  await patch({ contentMarkdown: 'Flour, water, salt.' });
+  expect(await slugsOf(ws, 'q=sourdough')).toEqual(['country-boule']);
+  expect(await slugsOf(ws, 'q=sp')).toEqual(['spelt']);
+  expect(await slugsOf(ws, 'q=e')).toEqual(['spelt', 'country-boule']);
+});
+
+test('q reads only the posts that hold a piece of it, not every post of the workspace', async () => {
+  const ws = await createWorkspace(node.url);
+  const admin = contentAdmin(node.url, ws);
+  for (const title of ['Plum cake', 'Apple pie', 'Pear tart']) await admin.createPost({ slug: title.toLowerCase().replace(' ', '-'), title });
+  const finds: DriverCommand['command'][] = [];
+  const found = await watchingCommands(node, (event) => event.commandName === 'find' && event.command.find === 'posts' && finds.push(event.command), () => slugsOf(ws, 'q=PIE'));
+  expect(found).toEqual(['apple-pie']);
+  expect(finds.length).toBeGreaterThan(0);
+  for (const command of finds) expect((command.filter as Record<string, unknown>).searchGrams).toBe('pie');
+});
+
+test('posts stored before search grams are found by q once the upgrade at the next start filed theirs', async () => {
+  const dbName = uniqueDbName('grams');
+  const first = await startTestNode({ dbName });
+  let ws: WorkspaceFixture;
+  try {
+    ws = await createWorkspace(first.url);
+    const admin = contentAdmin(first.url, ws);
+    await admin.createPost({ slug: 'old-rye', title: 'Old rye' });
+    await admin.published({ slug: 'old-spelt', title: 'Old spelt' });
+    // As an earlier version stored them, in a database that has not run today's upgrades.
+    await first.deps.db.collection('posts').updateMany({}, { $unset: { searchGrams: '' } });
+    await first.deps.db.collection<{ _id: string }>('once_claims').deleteMany({ _id: 'upgrade:post-search-grams' });
+    expect((await request(first.url, `/admin/workspaces/${ws.id}/posts?q=old`, { token: ws.token })).body.items).toEqual([]);
+  } finally {
+    await first.stop();
+  }
+  const second = await startTestNode({ dbName });
+  try {
+    const res = await request(second.url, `/admin/workspaces/${ws.id}/posts?q=old`, { token: ws.token });
+    expect((res.body.items as { slug: string }[]).map((post) => post.slug)).toEqual(['old-spelt', 'old-rye']);
+  } finally {
+    await second.stop();
+  }
 });
 
 test('SCHEDULED lists posts with a scheduled publish waiting; every item carries its pending changes', async () => {
