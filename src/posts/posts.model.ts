@@ -3,8 +3,8 @@ import { defineModel, isDuplicateKeyError } from '../db/mongo.js';
 import { tenantScope } from '../db/tenant-store.js';
 import { engineTraits } from '../db/engine-traits.js';
 import { isObjectIdHex } from '../shared/ids.js';
-import type { PageRequest } from '../shared/paging.js';
-import { bucketOf, sequenceStore } from '../db/newest-first.js';
+import { offsetOf, type PageRequest } from '../shared/paging.js';
+import { OLDER_BUCKET, bucketOf, sequenceStore } from '../db/newest-first.js';
 import { POINT_READS_MAX, postBodyStore, type PostBody } from './post-bodies.model.js';
 import { postGroupStore } from './post-groups.model.js';
 import { postSlugStore } from './post-slugs.model.js';
@@ -194,6 +194,25 @@ export function postStore(db: Connection) {
   }
   const withBodiesOne = async (doc: PostDoc) => (await withBodies(doc.workspaceId.toHexString(), [toHead(doc)]))[0];
 
+  /**
+   * A page of a search, in the admin list's order: its matches (few, read by a gram) are read once, their ids
+   * only, then ordered and counted here, and the page's posts read by id. A bucket walk would read the same
+   * matches bucket by bucket and a count once more; a whole-post read of a search that matches most posts
+   * would hold them all in memory.
+   */
+  async function searchPage(workspaceId: string, query: Record<string, unknown>, request: PageRequest, summary: boolean): Promise<{ items: Post[]; total: number }> {
+    const matches = await model.find(scope.filter(workspaceId, query), { _id: 1, listBucket: 1 }).lean<{ _id: Types.ObjectId; listBucket?: number }[]>();
+    const bucket = (match: { listBucket?: number }) => match.listBucket ?? OLDER_BUCKET;
+    matches.sort((a, b) => bucket(b) - bucket(a) || (b._id.toHexString() < a._id.toHexString() ? -1 : 1));
+    const offset = offsetOf(request);
+    // A summary reads one more than the page (whether a next page exists) and counts what it read.
+    const wanted = matches.slice(offset, offset + request.limit + (summary ? 1 : 0));
+    const docs = (await Promise.all(wanted.map((match) => scope.byId(workspaceId, match._id.toHexString())))).filter((doc): doc is PostDoc => doc !== null);
+    const heads = docs.map(toHead);
+    if (summary) return { items: heads.map(withoutBodies), total: Math.min(matches.length, offset + request.limit + 1) };
+    return { items: await withBodies(workspaceId, heads), total: matches.length };
+  }
+
   return {
     /** null when (locale, slug) is taken. */
     async create(workspaceId: string, input: NewPost): Promise<Post | null> {
@@ -304,6 +323,7 @@ export function postStore(db: Connection) {
         query.$or = [{ title: { $regex: pattern, $options: 'i' } }, { slug: { $regex: pattern, $options: 'i' } }];
         const gram = lookupGram(filter.q);
         if (gram !== null) query.searchGrams = gram;
+        return searchPage(workspaceId, query, request, summary);
       }
       const newest = { field: 'listBucket', sequence: listSequence(workspaceId), sort: { _id: -1 } } as const;
       if (summary) {
