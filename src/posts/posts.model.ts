@@ -197,7 +197,7 @@ export function postStore(db: Connection) {
   /**
    * A page of a search, in the admin list's order: its matches (few, read by a gram) are read once, their ids
    * and buckets only, ordered and counted here; then the page's posts, by the search again within the page's
-   * buckets (one or two; reads by `_id` alone walk the whole table on FerretDB). A bucket walk would read the
+   * range of buckets (reads by `_id` alone walk the whole table on FerretDB). A bucket walk would read the
    * matches bucket by bucket and a count once more; a whole-post read of a search that matches most posts
    * would hold them all in memory.
    */
@@ -208,8 +208,10 @@ export function postStore(db: Connection) {
     const offset = offsetOf(request);
     // A summary reads one more than the page (whether a next page exists) and counts what it read.
     const wanted = matches.slice(offset, offset + request.limit + (summary ? 1 : 0));
-    const inBuckets = await Promise.all([...new Set(wanted.map(bucket))].map((listBucket) => scope.find(workspaceId, { ...query, listBucket })));
-    const byId = new Map(inBuckets.flat().map((doc) => [doc._id.toHexString(), doc]));
+    const buckets = wanted.map(bucket);
+    // Between the page's lowest and highest bucket lie only its own matches, and a few more at the two edges.
+    const inRange = wanted.length ? await scope.find(workspaceId, { ...query, listBucket: { $gte: Math.min(...buckets), $lte: Math.max(...buckets) } }) : [];
+    const byId = new Map(inRange.map((doc) => [doc._id.toHexString(), doc]));
     const heads = wanted.flatMap((match) => byId.get(match._id.toHexString()) ?? []).map(toHead);
     if (summary) return { items: heads.map(withoutBodies), total: Math.min(matches.length, offset + request.limit + 1) };
     return { items: await withBodies(workspaceId, heads), total: matches.length };
