@@ -33,7 +33,7 @@ import { upgradeOnce } from '../db/once.js';
 import { fileOlderDocuments } from '../db/newest-first.js';
 import { messageStore } from '../livechat/messages.model.js';
 import { appointmentStore } from '../appointments/appointments.model.js';
-import { postStore } from '../posts/posts.model.js';
+import { fileSearchGramsOfEarlierVersions } from '../posts/posts.upgrade.js';
 import { upgradeWebhookStorage } from '../webhooks/webhooks.upgrade.js';
 import { ByteLru } from '../cache/lru.js';
 
@@ -158,7 +158,7 @@ async function upgradeStorage(db: Connection, logger: Logger, clock: Clock): Pro
   });
   // The admin posts list's `q` reads posts by their search grams since 1.x (`posts/search-grams.ts`).
   await upgradeOnce(db, 'post-search-grams', async () => {
-    const filed = await postStore(db).fileSearchGramsOfEarlierVersions((count) => {
+    const filed = await fileSearchGramsOfEarlierVersions(db, (count) => {
       if (count % 10_000 === 0) logger.info({ filed: count }, 'posts stored before search grams: filing theirs');
     });
     if (filed > 0) logger.info({ filed }, 'posts stored before search grams filed');

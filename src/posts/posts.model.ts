@@ -77,7 +77,7 @@ export interface PostDoc extends ContentDoc {
   version?: number;
   /** The admin list's bucket (`newest-first.ts`), taken when created; absent on posts stored before 0.9. */
   listBucket?: number;
-  /** The draft title's and slug's grams (`search-grams.ts`); filed for posts stored before by `fileSearchGramsOfEarlierVersions`. */
+  /** The draft title's and slug's grams (`search-grams.ts`); filed for posts stored before by `posts.upgrade.ts`. */
   searchGrams?: string[];
   createdAt: Date;
   updatedAt: Date;
@@ -336,31 +336,6 @@ export function postStore(db: Connection) {
       }
       const { docs, total } = await scope.newestPage(workspaceId, query, newest, request);
       return { items: await withBodies(workspaceId, docs.map(toHead)), total };
-    },
-    /**
-     * Gives the posts stored before search grams theirs (an upgrade: one read of every post, so it runs
-     * through `upgradeOnce`); `progress` hears the count after each batch. Answers how many were filed.
-     */
-    async fileSearchGramsOfEarlierVersions(progress: (filed: number) => void = () => undefined): Promise<number> {
-      const BATCH = 500;
-      let filed = 0;
-      let batch: { _id: Types.ObjectId; title: string; slug: string }[] = [];
-      const file = async () => {
-        // Only while the title and slug are still those read: a rename meanwhile wrote its own grams.
-        await model.bulkWrite(
-          batch.map(({ _id, title, slug }) => ({ updateOne: { filter: { _id, title, slug }, update: { $set: { searchGrams: searchGramsOf(title, slug) } } } })),
-          { ordered: false },
-        );
-        filed += batch.length;
-        batch = [];
-        progress(filed);
-      };
-      for await (const doc of model.find({ searchGrams: { $exists: false } }, { title: 1, slug: 1 }).lean<{ _id: Types.ObjectId; title: string; slug: string }>().cursor({ batchSize: BATCH })) {
-        batch.push(doc);
-        if (batch.length === BATCH) await file();
-      }
-      if (batch.length) await file();
-      return filed;
     },
     /** Runs `work` as the only writer of the post (`document-locks.ts`): every change of a post is one. */
     exclusive<T>(id: string, work: () => Promise<T>): Promise<T> {
