@@ -19,6 +19,9 @@
  * - `db_ops_per_warm_request`: driver commands (`commandStarted`) the node sent for 100 warm list
  *   requests in series, divided by 100, less what it sends idle over the same time.
  *
+ * The node runs as shipped, logging one line per request (`info`, written to a file; BENCH_LOG_LEVEL overrides,
+ * reported as `log_level`).
+ *
  * Last line: the JSON figures. Engine: MONGODB_URI when set, else a private FerretDB; Redis: REDIS_URL
  * when set, else a private redis-server (see bench/support).
  */
@@ -55,7 +58,7 @@ await runBench(async (cleanup) => {
   // One node without jobs (reads need none), so the command count is the requests' own; with Redis, as
   // nodes run in production: the rate limit is counted there and the cache listens for invalidations.
   const redisUrl = await benchRedis(cleanup);
-  const node = await startNode({ uri: engine.uri, dbName: engine.dbName, redisUrl, role: 'api' });
+  const node = await startNode({ uri: engine.uri, dbName: engine.dbName, redisUrl, role: 'api', logLevel: 'info' });
   cleanup(() => node.stop());
   const ws = await createWorkspace(node.url, { slug: 'bench', name: 'Bench', locales: ['en', 'de'], defaultLocale: 'en' });
   const seedStart = now();
@@ -148,6 +151,7 @@ await runBench(async (cleanup) => {
       slug_cpu_ratio: round(cpuRatio(loads.slug, loads.bare_slug), 3),
       cold_list_rps: round(1000 / coldMeanMs, 0),
       db_ops_per_warm_request: round(listOps, 2),
+      log_level: process.env.BENCH_LOG_LEVEL ?? 'info',
       engine: engine.kind,
       ...(tool === 'wrk' ? {} : { load: tool }),
       ...(stale ? { cold_stale: stale } : {}),

@@ -99,7 +99,9 @@ async function main(): Promise<void> {
       `  open ${base}/demo  (chat widget)   ${base}/console  (agent console)   ${base}/docs  (API reference)`,
       '',
     ];
-    // Printed to the terminal on purpose, once, for the person who started the server; never logged.
+    // Printed to the terminal on purpose, once, for the person who started the server; never logged. After
+    // the log lines buffered so far, so that it is the last thing the terminal shows.
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
     process.stdout.write(lines.join('\n') + '\n');
   } else {
     logger.info({ url: node.url }, 'Hearth listening');

@@ -45,13 +45,14 @@ function compiledChild(name: string): string {
 
 /**
  * Forks `bench/support/<name>.ts`, compiled; `--expose-gc` so memory readings follow a full collection.
- * `nodeFlags` are added to those (a profiler's, say).
+ * `nodeFlags` are added to those (a profiler's, say). Its stdout is the bench's unless `stdout` names an
+ * open file (a node's request log).
  */
-export function spawnChild(name: string, env: Record<string, string | undefined> = {}, args: string[] = [], nodeFlags: string[] = []): Child {
+export function spawnChild(name: string, env: Record<string, string | undefined> = {}, args: string[] = [], nodeFlags: string[] = [], stdout: number | 'inherit' = 'inherit'): Child {
   const child = fork(compiledChild(name), args, {
     execArgv: ['--expose-gc', ...nodeFlags],
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: ['ignore', stdout, 'inherit', 'ipc'],
   });
   const pending = new Map<number, (reply: any) => void>();
   const listeners: ((message: Record<string, any>) => void)[] = [];

@@ -1,6 +1,6 @@
 /** Starting Hearth nodes as children for a bench, and the little the orchestrator needs to drive them. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,11 +30,16 @@ function buildServer(): void {
 /**
  * A node in production mode on the bench's database. Rate limits and the per-address connection cap are
  * lifted (one API key from one address makes all the load, which they would rightly refuse); everything else
- * is the shipped default. BENCH_NODE_FLAGS
+ * is the shipped default but the log level: `warn` unless `logLevel` or BENCH_LOG_LEVEL says otherwise. A
+ * node logging each request (`info`, as shipped) writes its lines to a file, as a log collector would take
+ * them, not to the bench's terminal. BENCH_NODE_FLAGS
  * (space-separated) adds node flags to every node, e.g. `--perf-basic-prof` to profile one with `perf`.
  */
-export async function startNode(options: { uri: string; dbName: string; redisUrl?: string; role?: 'all' | 'api' | 'worker'; env?: Record<string, string> }): Promise<NodeChild> {
+export async function startNode(options: { uri: string; dbName: string; redisUrl?: string; role?: 'all' | 'api' | 'worker'; logLevel?: string; env?: Record<string, string> }): Promise<NodeChild> {
   buildServer();
+  const logLevel = process.env.BENCH_LOG_LEVEL ?? options.logLevel ?? 'warn';
+  const logDir = ['info', 'debug', 'trace'].includes(logLevel) ? mkdtempSync(join(tmpdir(), 'hearth-bench-log-')) : undefined;
+  const logFile = logDir === undefined ? undefined : openSync(join(logDir, 'node.log'), 'a');
   const child = spawnChild('node-child', {
     NODE_ENV: 'production',
     PORT: '0',
@@ -54,15 +59,17 @@ export async function startNode(options: { uri: string; dbName: string; redisUrl
     MAX_PENDING_BOOKINGS_PER_ADDRESS: '0',
     MAX_EMAILS_PER_WORKSPACE_PER_HOUR: '1000000000',
     SEED_DEMO: 'false',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    LOG_LEVEL: logLevel,
     // As `npm start` and the Dockerfile run it: two malloc arenas, not one per thread (sharp's threads each grew one).
     MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
     RECORD_RESPONSES_DIR: '',
     PUBLIC_URL: '',
     ...options.env,
-  }, [], process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean));
+  }, [], process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean), logFile);
+  if (logFile !== undefined) closeSync(logFile);
+  const stop = () => child.stop().finally(() => logDir && rmSync(logDir, { recursive: true, force: true }));
   const { url } = await child.ready;
-  return { ...child, url, commands: async () => (await child.ask<{ commands: number }>('ops')).commands };
+  return { ...child, url, stop, commands: async () => (await child.ask<{ commands: number }>('ops')).commands };
 }
 
 /** A bare server child answering `answer`'s exact status, headers and body. */
@@ -70,7 +77,7 @@ export async function startBare(answer: RawAnswer): Promise<Child & { url: strin
   const dir = mkdtempSync(join(tmpdir(), 'hearth-bench-'));
   const file = join(dir, 'answer.json');
   writeFileSync(file, JSON.stringify({ status: answer.status, headers: answer.headers, body: answer.body.toString('base64') }));
-  const child = spawnChild('bare-server', {}, [file]);
+  const child = spawnChild('bare-server', {}, [file], process.env.BENCH_BARE_FLAGS?.split(' ').filter(Boolean));
   const { url } = await child.ready;
   return { ...child, url, stop: () => child.stop().finally(() => rmSync(dir, { recursive: true, force: true })) };
 }
