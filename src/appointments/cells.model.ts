@@ -1,5 +1,5 @@
 import { Schema, Types, type Connection } from 'mongoose';
-import { defineModel, isDuplicateKeyError } from '../db/mongo.js';
+import { defineModel, isDuplicateInsert } from '../db/mongo.js';
 import { tenantScope } from '../db/tenant-store.js';
 
 // Reserved time cells: the database's guarantee that confirmed appointments never overlap.
@@ -40,12 +40,6 @@ export function cellStarts(start: Date, end: Date): Date[] {
   const cells: Date[] = [];
   for (let t = start.getTime(); t < end.getTime(); t += CELL_MINUTES * 60_000) cells.push(new Date(t));
   return cells;
-}
-
-/** A bulk insert reports a unique-index violation either on itself or on one of its write errors. */
-function isDuplicateInsert(error: unknown): boolean {
-  const writeErrors = (error as { writeErrors?: { code?: number; err?: { code?: number } }[] }).writeErrors;
-  return isDuplicateKeyError(error) || !!writeErrors?.some((e) => (e.code ?? e.err?.code) === 11000);
 }
 
 const oid = (id: string) => new Types.ObjectId(id);

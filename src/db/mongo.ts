@@ -73,6 +73,12 @@ export function isDuplicateKeyError(error: unknown): boolean {
   return (error as { code?: number } | null)?.code === 11000;
 }
 
+/** A bulk insert reports a unique-index violation either on itself or on one of its write errors. */
+export function isDuplicateInsert(error: unknown): boolean {
+  const writeErrors = (error as { writeErrors?: { code?: number; err?: { code?: number } }[] }).writeErrors;
+  return isDuplicateKeyError(error) || !!writeErrors?.some((e) => (e.code ?? e.err?.code) === 11000);
+}
+
 /** Runs a write whose only expected failure is a unique-index violation, answered as null. */
 export async function nullOnDuplicate<T>(write: () => Promise<T>): Promise<T | null> {
   try {

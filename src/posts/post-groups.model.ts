@@ -1,6 +1,6 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { documentWrites } from '../db/document-locks.js';
-import { defineModel } from '../db/mongo.js';
+import { defineModel, isDuplicateInsert } from '../db/mongo.js';
 
 interface PostGroupDoc {
   /** `${workspaceId}:${translationGroupId}` (`groupKey`). */
@@ -29,13 +29,36 @@ export function postGroupStore(db: Connection) {
   const groups = PostGroups(db);
   // Two translations created at once both add to one entry: on FerretDB only one add survives unguarded.
   const { write: guarded } = documentWrites(groups);
+  /** Adds posts to the group's entry (before the posts are stored). */
+  const join = async (workspaceId: string, translationGroupId: string, postIds: string[]): Promise<void> => {
+    const key = groupKey(workspaceId, translationGroupId);
+    await guarded(key, () =>
+      groups.updateOne({ _id: key }, { $set: { workspaceId: new Types.ObjectId(workspaceId) }, $addToSet: { postIds: { $each: postIds } } }, { upsert: true }),
+    );
+  };
   return {
-    /** Adds posts to the group's entry (before the posts are stored). */
-    async join(workspaceId: string, translationGroupId: string, postIds: string[]): Promise<void> {
-      const key = groupKey(workspaceId, translationGroupId);
-      await guarded(key, () =>
-        groups.updateOne({ _id: key }, { $set: { workspaceId: new Types.ObjectId(workspaceId) }, $addToSet: { postIds: { $each: postIds } } }, { upsert: true }),
-      );
+    join,
+    /**
+     * `join` for many groups at once (an import): one insert of their entries, then a `join` of each group
+     * whose entry was there already (a translation of a stored post, or one made meanwhile). On FerretDB a
+     * write by `_id` reads the whole collection, so an upsert per group made an import of n posts n such reads.
+     */
+    async joinAll(workspaceId: string, members: ReadonlyMap<string, string[]>): Promise<void> {
+      const entries = [...members].map(([translationGroupId, postIds]) => ({ translationGroupId, postIds }));
+      if (entries.length === 0) return;
+      let stored: typeof entries = [];
+      try {
+        await groups.insertMany(
+          entries.map(({ translationGroupId, postIds }) => ({ _id: groupKey(workspaceId, translationGroupId), workspaceId: new Types.ObjectId(workspaceId), postIds: [...new Set(postIds)] })),
+          { ordered: false },
+        );
+      } catch (error) {
+        if (!isDuplicateInsert(error)) throw error;
+        // Those at the failed inserts' indexes, or all of them when the error does not say which.
+        const failed = (error as { writeErrors?: { index?: number }[] }).writeErrors?.map(({ index }) => (index === undefined ? undefined : entries[index]));
+        stored = failed?.length && failed.every((entry): entry is (typeof entries)[number] => entry !== undefined) ? failed : entries;
+      }
+      for (const { translationGroupId, postIds } of stored) await join(workspaceId, translationGroupId, postIds);
     },
     async leave(workspaceId: string, translationGroupId: string, postId: string): Promise<void> {
       const key = groupKey(workspaceId, translationGroupId);

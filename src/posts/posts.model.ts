@@ -259,7 +259,7 @@ export function postStore(db: Connection) {
       }
       const members = new Map<string, string[]>();
       for (const row of rows) members.set(row.translationGroupId, [...(members.get(row.translationGroupId) ?? []), row._id.toHexString()]);
-      for (const [groupId, postIds] of members) await groups.join(workspaceId, groupId, postIds);
+      await groups.joinAll(workspaceId, members);
       await slugs.insertMany(workspaceId, rows.map((row) => ({ locale: row.locale, slug: row.content.slug, postId: row._id.toHexString() })));
       await model.insertMany(
         rows.map((row) => ({
