@@ -17,7 +17,9 @@ interface Held<T> {
   /** Groups a write changed since they were read, with a count that moves on each such write. */
   dirty: Map<string, number>;
   bytes: number;
+  /** When the whole read ended, and how long the items are used after it (`lifetimeOf`). */
   loadedAt: number;
+  lifetimeMs: number;
   ready: Promise<void>;
   /** Settings changed, a gap in invalidations, or over the memory bound: no longer used (the next read loads again). */
   discarded: boolean;
@@ -36,6 +38,13 @@ interface Held<T> {
  * workspace, so a public list page that misses the content cache cost a whole read of the posts, twice (the
  * page and `total`), and a publish drops every list page at once. Here a miss costs memory work only.
  */
+/**
+ * A workspace's items are used for the safety lifetime after their whole read ended, and for at least this
+ * many times as long as that read took: a workspace read in 70 s (100,000 posts on FerretDB) would otherwise
+ * be read again by every reader past the lifetime (30 s by default), so that no reader ever found it kept.
+ */
+export const LIFETIME_PER_READ_TIME = 10;
+
 export class WorkspaceIndex<T> {
   private readonly held = new Map<string, Held<T>>();
   private bytes = 0;
@@ -45,7 +54,7 @@ export class WorkspaceIndex<T> {
   constructor(
     private readonly bus: InvalidationBus,
     private readonly source: IndexSource<T>,
-    private readonly options: { maxBytes: number; ttlMs: number },
+    private readonly options: { maxBytes: number; ttlMs: number; now?: () => number },
   ) {
     bus.onInvalidate((tags) => {
       const named = new Set<string>();
@@ -79,9 +88,9 @@ export class WorkspaceIndex<T> {
    */
   async items(workspaceId: string): Promise<T[] | undefined> {
     if (!this.bus.live || this.options.maxBytes === 0) return undefined;
-    if ((this.tooBig.get(workspaceId) ?? 0) > monotonicMs()) return undefined;
+    if ((this.tooBig.get(workspaceId) ?? 0) > this.now()) return undefined;
     let held = this.held.get(workspaceId);
-    if (held && monotonicMs() - held.loadedAt > this.options.ttlMs) {
+    if (held && this.now() - held.loadedAt > held.lifetimeMs) {
       this.discard(workspaceId);
       held = undefined;
     }
@@ -93,15 +102,23 @@ export class WorkspaceIndex<T> {
     return [...held.groups.values()].flat();
   }
 
+  private now(): number {
+    return this.options.now?.() ?? monotonicMs();
+  }
+
   stats(): { workspaces: number; bytes: number } {
     return { workspaces: this.held.size, bytes: this.bytes };
   }
 
   private load(workspaceId: string): Held<T> {
-    const held: Held<T> = { groups: new Map(), dirty: new Map(), bytes: 0, loadedAt: monotonicMs(), ready: Promise.resolve(), discarded: false, refreshing: new Map() };
+    const startedAt = this.now();
+    // Until the read ends, readers wait for it (`ready`) rather than find it expired.
+    const held: Held<T> = { groups: new Map(), dirty: new Map(), bytes: 0, loadedAt: startedAt, lifetimeMs: Infinity, ready: Promise.resolve(), discarded: false, refreshing: new Map() };
     this.held.set(workspaceId, held);
     held.ready = this.source.loadAll(workspaceId).then(
       (groups) => {
+        held.loadedAt = this.now();
+        held.lifetimeMs = Math.max(this.options.ttlMs, LIFETIME_PER_READ_TIME * (held.loadedAt - startedAt));
         if (held.discarded) return;
         for (const [group, items] of groups) {
           // A group a write marked while the whole read ran stays marked: it may predate that write.
@@ -156,8 +173,8 @@ export class WorkspaceIndex<T> {
     }
     if (this.bytes > this.options.maxBytes) {
       this.discard(keep);
-      this.tooBig.set(keep, monotonicMs() + this.options.ttlMs);
-      for (const [workspaceId, until] of this.tooBig) if (until <= monotonicMs()) this.tooBig.delete(workspaceId);
+      this.tooBig.set(keep, this.now() + this.options.ttlMs);
+      for (const [workspaceId, until] of this.tooBig) if (until <= this.now()) this.tooBig.delete(workspaceId);
     }
   }
 
