@@ -61,7 +61,7 @@ const configSchema = z.object({
    * Memory of each node for the published posts of the workspaces read lately (the lists are answered from it,
    * kept current post by post); 0: every list asks the database.
    */
-  PUBLISHED_POSTS_MB: z.coerce.number().min(0).default(64),
+  PUBLISHED_POSTS_MB: z.coerce.number().min(0).default(256),
   /** Memory of each node for computed appointment availability (free slots per workspace, LRU by size); 0 turns it off. */
   AVAILABILITY_CACHE_MB: z.coerce.number().min(0).default(32),
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(30),
