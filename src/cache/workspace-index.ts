@@ -12,12 +12,19 @@ export interface IndexSource<T> {
   bytesOf(items: T[]): number;
 }
 
+/**
+ * A workspace's items are used for the safety lifetime after their whole read ended, and for at least this
+ * many times as long as that read took: a workspace read in 70 s (100,000 posts on FerretDB) would otherwise
+ * be read again by every reader past the lifetime (30 s by default), so that no reader ever found it kept.
+ */
+export const LIFETIME_PER_READ_TIME = 10;
+
 interface Held<T> {
   groups: Map<string, T[]>;
   /** Groups a write changed since they were read, with a count that moves on each such write. */
   dirty: Map<string, number>;
   bytes: number;
-  /** When the whole read ended, and how long the items are used after it (`lifetimeOf`). */
+  /** When the whole read ended, and how long the items are used after it (see LIFETIME_PER_READ_TIME). */
   loadedAt: number;
   lifetimeMs: number;
   ready: Promise<void>;
@@ -38,13 +45,6 @@ interface Held<T> {
  * workspace, so a public list page that misses the content cache cost a whole read of the posts, twice (the
  * page and `total`), and a publish drops every list page at once. Here a miss costs memory work only.
  */
-/**
- * A workspace's items are used for the safety lifetime after their whole read ended, and for at least this
- * many times as long as that read took: a workspace read in 70 s (100,000 posts on FerretDB) would otherwise
- * be read again by every reader past the lifetime (30 s by default), so that no reader ever found it kept.
- */
-export const LIFETIME_PER_READ_TIME = 10;
-
 export class WorkspaceIndex<T> {
   private readonly held = new Map<string, Held<T>>();
   private bytes = 0;
