@@ -16,8 +16,13 @@ const FLOOD_WINDOW_MS = 60_000;
 export const FLOOD_GUARD_RETRY_AFTER_SECONDS = 5;
 /** Largest page of a messages poll; a client continues with `after` = the last `createdAt`. */
 export const MESSAGES_PAGE = 500;
-/** How long an append keeps retrying while other writers of the same conversation win the race. */
+/**
+ * An append gives up (`conversation_busy`) only once it has lost this many races to other nodes' writers
+ * and kept trying for this long. Both: a loaded engine can take seconds over a single lost insert, which
+ * says nothing about contention, and each lost race means another writer's message was stored.
+ */
 const APPEND_PATIENCE_MS = 5_000;
+const APPEND_PATIENCE_RACES = 20;
 /** Waits between the background retries of a conversation summary the engine refused after the push. */
 const SUMMARY_RETRY_MS = [1_000, 2_000, 4_000, 8_000, 16_000];
 
@@ -81,7 +86,7 @@ function retrySummary(deps: Deps, record: () => Promise<void>, where: Record<str
 async function insertNext(deps: Deps, conversation: RememberedConversation, input: Draft): Promise<{ message: ChatMessage; position: NewestMessage }> {
   const messages = messageStore(deps.db);
   const { workspaceId, id } = conversation;
-  const deadline = Date.now() + APPEND_PATIENCE_MS;
+  const deadline = deps.clock.now().getTime() + APPEND_PATIENCE_MS;
   // First after the newest message this node knows of, without reading; a stale guess is refused by the
   // unique seq like any lost race, and the newest is read from then on.
   let newest: NewestMessage | null = conversation.newest;
@@ -98,7 +103,7 @@ async function insertNext(deps: Deps, conversation: RememberedConversation, inpu
       return { message, position };
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
-      if (Date.now() > deadline) throw fail('conversation_busy', undefined, { retryAfterSeconds: 1 });
+      if (attempt + 1 >= APPEND_PATIENCE_RACES && deps.clock.now().getTime() > deadline) throw fail('conversation_busy', undefined, { retryAfterSeconds: 1 });
       if (!guessed) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1 + attempt, 10)));
       newest = null;
     }

@@ -188,3 +188,36 @@ test('inbox: newest activity first, status filter, identity; another workspace c
   await failure(reply(other, c1, 'x'), 'conversation_not_found');
   await failure(getConversation(services.deps, ws.id, 'not-an-id'), 'conversation_not_found');
 });
+
+describe('appending from two nodes', () => {
+  // Node A's clock only moves while `stallMs` is set: each reading then comes that much later, as when a
+  // loaded engine takes seconds over every command.
+  let stallMs = 0;
+  let slowNow = Date.now();
+  const slowClock = { now: () => new Date((slowNow += stallMs)) };
+  let nodeA: ServiceHarness;
+  let nodeB: ServiceHarness;
+  beforeAll(async () => {
+    nodeA = await startServices({ clock: slowClock, dbName: services.deps.db.name });
+    nodeB = await startServices({ clock, dbName: services.deps.db.name });
+  });
+  afterAll(async () => {
+    await Promise.all([nodeA?.close(), nodeB?.close()]);
+  });
+
+  test('an append that loses one race to another node after a slow engine took seconds is stored, not refused as busy', async () => {
+    const { workspace: ws } = await newWorkspace(nodeA.deps);
+    await activateChatService(nodeA.deps, ws);
+    const { conversationToken: token, conversationId: cid } = await startChatService(nodeA.deps, ws);
+    await postVisitorMessage(nodeA.deps, token, { body: 'one' });
+    // Node B appends after it: node A's hint of the newest message is now stale, so its next insert loses.
+    await postAgentMessage(nodeB.deps, ws.id, cid, agentId, 'two');
+    stallMs = 3_000;
+    try {
+      expect((await postVisitorMessage(nodeA.deps, token, { body: 'three' })).body).toBe('three');
+    } finally {
+      stallMs = 0;
+    }
+    expect((await visitorMessages(nodeB.deps, token, undefined)).messages.map((message) => message.body)).toEqual(['one', 'two', 'three']);
+  });
+});
