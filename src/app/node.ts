@@ -5,7 +5,7 @@ import { pino, type Logger } from 'pino';
 import type { Connection } from 'mongoose';
 import type { Config } from '../config/config.js';
 import { connectMongo, convertHexStringsToObjectIds, ensureIndexes } from '../db/mongo.js';
-import { connectRedis } from '../db/redis.js';
+import { closeRedis, connectRedis } from '../db/redis.js';
 import { attachDocumentLocks } from '../db/document-locks.js';
 import { attachEngineTraits } from '../db/engine-traits.js';
 import { EventBus } from '../events/events.js';
@@ -122,7 +122,7 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
       await cache.close();
       await deps.storage.close();
       await db.close();
-      if (redis) await redis.quit().catch(() => undefined);
+      if (redis) await closeRedis(redis);
     },
   };
 }

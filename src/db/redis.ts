@@ -37,3 +37,21 @@ export async function pingRedis(client: RedisClient | undefined): Promise<boolea
     return false;
   }
 }
+
+/** How long a shutdown waits for Redis to take a client's last commands. */
+const REDIS_CLOSE_WITHIN_MS = 1_000;
+
+/**
+ * Ends a client: what it has sent is answered first while Redis answers, else (Redis away, or slower than
+ * `withinMs`) it ends at once. A graceful close alone waits for the commands queued while Redis is away,
+ * which would hold a node's shutdown until Redis came back.
+ */
+export async function closeRedis(client: RedisClient, withinMs = REDIS_CLOSE_WITHIN_MS): Promise<void> {
+  if (!client.isOpen) return;
+  if (client.isReady) {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([client.close().catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, withinMs)))]);
+    clearTimeout(timer);
+  }
+  if (client.isOpen) client.destroy();
+}

@@ -2,7 +2,7 @@ import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
 import type { Logger } from 'pino';
-import type { RedisClient } from '../db/redis.js';
+import { closeRedis, type RedisClient } from '../db/redis.js';
 
 /**
  * The Socket.IO server of this node. With Redis, the adapter joins the rooms of every node, so an emit
@@ -50,8 +50,14 @@ export async function createRealtime(options: { logger: Logger; redis?: RedisCli
   return {
     io,
     async close() {
+      // Closing the adapter unsubscribes, which would wait for a Redis that is away: a client whose Redis is
+      // away, or goes away meanwhile, is ended at once.
+      const endAway = () => extraClients.forEach((client) => client.isOpen && !client.isReady && client.destroy());
+      endAway();
+      const watch = setInterval(endAway, 100);
       await new Promise<void>((resolve) => io.close(() => resolve()));
-      await Promise.all(extraClients.map((client) => client.quit().catch(() => undefined)));
+      clearInterval(watch);
+      await Promise.all(extraClients.map((client) => closeRedis(client)));
     },
   };
 }

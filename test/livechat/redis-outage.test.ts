@@ -53,3 +53,13 @@ test('with Redis down the node keeps serving its own sockets, says so in the log
     visitor.close();
   }
 });
+
+test('a node stops while Redis is down: its shutdown does not wait for Redis to come back', async () => {
+  const away = await startRedis();
+  const stopping = await startTestNode({ redis: away.url });
+  await away.stop();
+  await eventually(async () => (await request(stopping.url, '/readyz')).status === 503);
+  // Before, the chat adapter's unsubscribe and the clients' QUIT waited in Redis's offline queue: for ever.
+  const outcome = await Promise.race([stopping.stop().then(() => 'stopped'), new Promise((resolve) => setTimeout(() => resolve('still stopping after 5 s'), 5_000))]);
+  expect(outcome).toBe('stopped');
+});
