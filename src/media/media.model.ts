@@ -1,6 +1,7 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
 import { tenantScope } from '../db/tenant-store.js';
+import { readByIds } from '../db/engine-traits.js';
 import type { PageRequest } from '../shared/paging.js';
 
 export interface FocalPoint {
@@ -114,13 +115,13 @@ export function mediaStore(db: Connection) {
 
     /** The workspace's items among `ids` (unknown ids left out). */
     async byIds(workspaceId: string, ids: string[]): Promise<MediaItem[]> {
-      const unique = [...new Set(ids)].filter((id) => Types.ObjectId.isValid(id) && id.length === 24);
-      // A few by `_id` (each a point read), more in one `$in` query (one scan on FerretDB instead of many).
-      const docs =
-        unique.length <= 4
-          ? await Promise.all(unique.map((id) => scope.byId(workspaceId, id)))
-          : await scope.find(workspaceId, { _id: { $in: unique.map((id) => new Types.ObjectId(id)) } });
-      return docs.filter((doc): doc is MediaDoc => doc !== null).map(toMediaItem);
+      const docs = await readByIds(
+        db,
+        ids.filter((id) => Types.ObjectId.isValid(id) && id.length === 24),
+        (id) => scope.byId(workspaceId, id),
+        (unique) => scope.find(workspaceId, { _id: { $in: unique.map((id) => new Types.ObjectId(id)) } }),
+      );
+      return docs.map(toMediaItem);
     },
 
     /** Runs `work` as the only writer of the item (`document-locks.ts`): a delete, or a publish that shows it. */

@@ -1,5 +1,6 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
+import { readByIds } from '../db/engine-traits.js';
 
 /** The large part of a content snapshot, stored apart (`post_draft_bodies`, `post_published_bodies`). */
 export interface PostBody {
@@ -10,12 +11,6 @@ export interface PostBody {
 export type BodySide = 'draft' | 'published';
 
 export const noBody: PostBody = { contentMarkdown: null, contentHtml: null };
-
-/**
- * Past this many ids one `$in` query (one scan on FerretDB, one index walk on MongoDB) beats parallel
- * point reads, each of which walks the table on FerretDB.
- */
-export const POINT_READS_MAX = 4;
 
 interface PostBodyDoc {
   /** The post id (hex). */
@@ -51,12 +46,12 @@ export function postBodyStore(db: Connection) {
   return {
     /** Bodies of one side by post id; a post without a body is simply absent from the map. */
     async of(workspaceId: string, side: BodySide, postIds: string[]): Promise<Map<string, PostBody>> {
-      const unique = [...new Set(postIds)];
-      if (unique.length === 0) return new Map();
-      const docs =
-        unique.length <= POINT_READS_MAX
-          ? await Promise.all(unique.map((id) => bodies[side].findOne({ _id: id }).lean<PostBodyDoc>()))
-          : await bodies[side].find({ _id: { $in: unique } }).lean<PostBodyDoc[]>();
+      const docs = await readByIds(
+        db,
+        postIds,
+        (id) => bodies[side].findOne({ _id: id }).lean<PostBodyDoc>(),
+        (ids) => bodies[side].find({ _id: { $in: ids } }).lean<PostBodyDoc[]>(),
+      );
       const found = new Map<string, PostBody>();
       for (const doc of docs) {
         if (doc && doc.workspaceId.toHexString() === workspaceId) {

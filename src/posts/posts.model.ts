@@ -1,11 +1,11 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel, isDuplicateKeyError } from '../db/mongo.js';
 import { tenantScope } from '../db/tenant-store.js';
-import { engineTraits } from '../db/engine-traits.js';
+import { engineTraits, readByIds } from '../db/engine-traits.js';
 import { isObjectIdHex } from '../shared/ids.js';
 import { offsetOf, type PageRequest } from '../shared/paging.js';
 import { OLDER_BUCKET, bucketOf, sequenceStore } from '../db/newest-first.js';
-import { POINT_READS_MAX, postBodyStore, type PostBody } from './post-bodies.model.js';
+import { postBodyStore, type PostBody } from './post-bodies.model.js';
 import { postGroupStore } from './post-groups.model.js';
 import { postSlugStore } from './post-slugs.model.js';
 export type { PostBody } from './post-bodies.model.js';
@@ -284,14 +284,15 @@ export function postStore(db: Connection) {
       const doc = await scope.byId(workspaceId, id);
       return doc ? withBodiesOne(doc) : null;
     },
-    /** Without bodies: point reads by `_id` for a few ids (navigations), one `$in` query for many. */
+    /** Without bodies (navigations). */
     async byIds(workspaceId: string, ids: string[]): Promise<PostHead[]> {
-      const unique = [...new Set(ids.filter(isObjectIdHex))];
-      const docs =
-        unique.length <= POINT_READS_MAX
-          ? await Promise.all(unique.map((id) => scope.byId(workspaceId, id)))
-          : await scope.find(workspaceId, { _id: { $in: unique.map((id) => new Types.ObjectId(id)) } });
-      return docs.filter((doc): doc is PostDoc => doc !== null).map(toHead);
+      const docs = await readByIds(
+        db,
+        ids.filter(isObjectIdHex),
+        (id) => scope.byId(workspaceId, id),
+        (unique) => scope.find(workspaceId, { _id: { $in: unique.map((id) => new Types.ObjectId(id)) } }),
+      );
+      return docs.map(toHead);
     },
     async inGroup(workspaceId: string, translationGroupId: string): Promise<PostHead[]> {
       const docs = await scope.find(workspaceId, { translationGroupId });

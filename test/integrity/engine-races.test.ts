@@ -178,6 +178,10 @@ describe.each(engines)('on $name', (engine) => {
     expect(engineTraits(deps.db).equalityPushdown).toBe(engine.name !== 'ferretdb-sqlite');
   });
 
+  test('the engine is known: an `$in` of ids reaches the storage on MongoDB only', () => {
+    expect(engineTraits(deps.db).inPushdown).toBe(!engine.name.startsWith('ferretdb'));
+  });
+
   test('two saves of different workspace settings at once: both land', async () => {
     // One workspace per round running at once, so only the two saves of a round meet.
     const workspaces = await Promise.all(Array.from({ length: ROUNDS_AT_ONCE }, async () => (await newWorkspace(deps)).workspace));
