@@ -38,7 +38,7 @@ export function engineTraits(db: Connection): EngineTraits {
   return traitsOf.get(db) ?? { equalityPushdown: true, inPushdown: true };
 }
 
-/** Past this many ids one `$in` (one pass over the collection) is no slower than the point reads. */
+/** Past this many ids, one `$in` (one pass over the collection, whatever the count) instead: point reads cost one scan in the storage each. */
 const POINT_READS_MAX = 100;
 /** Point reads in flight at once for one call: a page's worth, without taking the driver's whole pool. */
 const POINT_READS_AT_ONCE = 10;
