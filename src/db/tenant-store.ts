@@ -3,7 +3,7 @@ import { isObjectIdHex } from '../shared/ids.js';
 import { documentWrites } from './document-locks.js';
 import { offsetOf, type PageRequest } from '../shared/paging.js';
 import { sequenceStore, walkNewestFirst } from './newest-first.js';
-import { engineTraits } from './engine-traits.js';
+import { engineTraits, readByIds } from './engine-traits.js';
 
 /** A stored document of one workspace. */
 export interface TenantDoc {
@@ -34,6 +34,11 @@ export function tenantScope<D extends TenantDoc>(model: Model<D>) {
   const byIdOnly = async (workspaceId: string, id: string): Promise<boolean> =>
     !engineTraits(model.db).equalityPushdown && owns(workspaceId, await model.findById(id, { workspaceId: 1 }).lean<D>()) !== null;
 
+  async function byId(workspaceId: string, id: string): Promise<D | null> {
+    if (!isObjectIdHex(id) || !isObjectIdHex(workspaceId)) return null;
+    return owns(workspaceId, await model.findById(id).lean<D>());
+  }
+
   /** One page and the total in parallel (without `withTotal: false`, see `PageRequest`). */
   async function page(workspaceId: string, filter: QueryFilter<D>, sort: Sort, request: PageRequest): Promise<{ docs: D[]; total: number }> {
     const where = scoped(workspaceId, filter);
@@ -53,9 +58,16 @@ export function tenantScope<D extends TenantDoc>(model: Model<D>) {
     /** One write of the document with this id, guarded where the engine needs it (see `document-locks.ts`). */
     write: guarded.write,
 
-    async byId(workspaceId: string, id: string): Promise<D | null> {
-      if (!isObjectIdHex(id) || !isObjectIdHex(workspaceId)) return null;
-      return owns(workspaceId, await model.findById(id).lean<D>());
+    byId,
+
+    /** The workspace's documents among `ids` (malformed and unknown ids left out), as the engine reads a page of ids fastest. */
+    byIds(workspaceId: string, ids: readonly string[]): Promise<D[]> {
+      return readByIds(
+        model.db,
+        ids.filter(isObjectIdHex),
+        (id) => byId(workspaceId, id),
+        (unique) => model.find(scoped(workspaceId, { _id: { $in: unique.map((id) => new Types.ObjectId(id)) } })).lean<D[]>(),
+      );
     },
 
     async findOne(workspaceId: string, filter: QueryFilter<D>, sort?: Sort): Promise<D | null> {

@@ -1,7 +1,6 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
 import { tenantScope } from '../db/tenant-store.js';
-import { readByIds } from '../db/engine-traits.js';
 import type { PageRequest } from '../shared/paging.js';
 
 export interface FocalPoint {
@@ -115,13 +114,7 @@ export function mediaStore(db: Connection) {
 
     /** The workspace's items among `ids` (unknown ids left out). */
     async byIds(workspaceId: string, ids: string[]): Promise<MediaItem[]> {
-      const docs = await readByIds(
-        db,
-        ids.filter((id) => Types.ObjectId.isValid(id) && id.length === 24),
-        (id) => scope.byId(workspaceId, id),
-        (unique) => scope.find(workspaceId, { _id: { $in: unique.map((id) => new Types.ObjectId(id)) } }),
-      );
-      return docs.map(toMediaItem);
+      return (await scope.byIds(workspaceId, ids)).map(toMediaItem);
     },
 
     /** Runs `work` as the only writer of the item (`document-locks.ts`): a delete, or a publish that shows it. */

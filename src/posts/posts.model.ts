@@ -1,7 +1,7 @@
 import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel, isDuplicateKeyError } from '../db/mongo.js';
 import { tenantScope } from '../db/tenant-store.js';
-import { engineTraits, readByIds } from '../db/engine-traits.js';
+import { engineTraits } from '../db/engine-traits.js';
 import { isObjectIdHex } from '../shared/ids.js';
 import { offsetOf, type PageRequest } from '../shared/paging.js';
 import { OLDER_BUCKET, bucketOf, sequenceStore } from '../db/newest-first.js';
@@ -286,13 +286,7 @@ export function postStore(db: Connection) {
     },
     /** Without bodies (navigations). */
     async byIds(workspaceId: string, ids: string[]): Promise<PostHead[]> {
-      const docs = await readByIds(
-        db,
-        ids.filter(isObjectIdHex),
-        (id) => scope.byId(workspaceId, id),
-        (unique) => scope.find(workspaceId, { _id: { $in: unique.map((id) => new Types.ObjectId(id)) } }),
-      );
-      return docs.map(toHead);
+      return (await scope.byIds(workspaceId, ids)).map(toHead);
     },
     async inGroup(workspaceId: string, translationGroupId: string): Promise<PostHead[]> {
       const docs = await scope.find(workspaceId, { translationGroupId });
