@@ -25,6 +25,10 @@ export interface JobQueue {
   enqueueNoLaterThan(name: string, data: Record<string, unknown>, key: string, at: Date): Promise<void>;
   /** Starts processing on this node (worker role). */
   start(): Promise<void>;
+  /**
+   * Takes no more jobs, and waits (up to `RUNS_END_WITHIN_MS`) for the runs under way to end and store
+   * their outcome: the database closes after this.
+   */
   stop(): Promise<void>;
   /**
    * Stops polling at once without unlocking or finishing the jobs in hand: what a crashed worker leaves
@@ -34,6 +38,13 @@ export interface JobQueue {
   readonly running: boolean;
 }
 
+/**
+ * How long a stopping node waits for its job runs to end. While a one-off job runs, its stored next run is
+ * empty; the run stores the next one (a dispatch handed over, a retry's time) when it ends. A run cut off
+ * by the database closing leaves its job due never again.
+ */
+const RUNS_END_WITHIN_MS = 2_000;
+
 export function createJobQueue(db: Connection, logger: Logger, options: { processEvery?: number } = {}): JobQueue {
   const agenda = new Agenda({
     backend: new MongoBackend({ mongo: db.db as never, collection: 'jobs' }),
@@ -42,6 +53,14 @@ export function createJobQueue(db: Connection, logger: Logger, options: { proces
   agenda.on('error', (error: Error) => logger.error({ err: error }, 'job queue error'));
   agenda.on('fail', (error: Error, job: { attrs: { name: string } }) => logger.error({ err: error, job: job.attrs.name }, 'job failed'));
   let started = false;
+  // Agenda emits `complete` once a run's outcome is stored.
+  let runs = 0;
+  let runsEnded: (() => void) | undefined;
+  agenda.on('start', () => (runs += 1));
+  agenda.on('complete', () => {
+    runs -= 1;
+    if (runs === 0) runsEnded?.();
+  });
   /** The one job of `name` for the entity `data[key]` names. */
   const uniqueFilter = (name: string, data: Record<string, unknown>, key: string) => ({ name, [`data.${key}`]: data[key] });
   return {
@@ -73,8 +92,15 @@ export function createJobQueue(db: Connection, logger: Logger, options: { proces
       started = true;
     },
     async stop() {
-      if (started) await agenda.stop(false);
+      if (!started) return;
       started = false;
+      // Unlocks the jobs it holds but does not wait for the runs under way.
+      await agenda.stop(false);
+      if (runs === 0) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([new Promise<void>((resolve) => (runsEnded = resolve)), new Promise<void>((resolve) => (timer = setTimeout(resolve, RUNS_END_WITHIN_MS).unref()))]);
+      clearTimeout(timer);
+      if (runs > 0) logger.warn({ runs }, 'job runs still under way as the node stops: what they store when they end may be lost');
     },
     abandon() {
       (agenda as unknown as { jobProcessor?: { stop(): unknown } }).jobProcessor?.stop();

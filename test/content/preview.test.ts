@@ -77,7 +77,9 @@ describe('reading a draft', () => {
     const after = node.deps.cache.content.stats();
     expect(after.hits).toBe(before.hits);
     expect(after.misses).toBe(before.misses);
-    expect(after.entries).toBe(before.entries);
+    // An earlier test's republish may be built ahead meanwhile (a pre-warm keeps an entry with no lookup):
+    // those are counted apart.
+    expect(after.entries - after.prewarmed).toBe(before.entries - before.prewarmed);
   });
 
   test('a renamed draft is previewed under its new slug only; a locale must be its own', async () => {

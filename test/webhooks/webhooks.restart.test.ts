@@ -109,3 +109,35 @@ test('a worker stopped (SIGTERM) mid-burst sends each event once: what it had in
   await eventually(async () => (await records.countDocuments({ workspaceId: new Types.ObjectId(ws.id), event: 'post.published' })) === count, 10_000);
   expect(await other.deps.db.collection('webhook_pending').countDocuments({})).toBe(0);
 }, 120_000);
+
+test('a worker stopped while its dispatch runs as a job: the job keeps its next run, and another worker sends the rest soon, each once', async () => {
+  // A lease that would outlast the test: the rest goes on only because the stopped worker hands it over.
+  const env = { WEBHOOK_TIMEOUT_MS: '60000', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' };
+  const count = 200;
+  receiver ??= await startReceiver();
+  const dbName = uniqueDbName('hooks-job-stop');
+  // An API-only node dispatches nothing itself: what it records is due at once as the workspace's dispatch job.
+  const api = await startTestNode({ dbName, env: { ...env, NODE_ROLE: 'api' } });
+  nodes.push(api);
+  const ws = await createWorkspace(api.url);
+  await workspaceStore(api.deps.db).update(ws.id, { webhookUrl: receiver.url('/job-stop') });
+  receiver.script('/job-stop', ['delay:300']);
+  const published = () => receiver.on('/job-stop').filter((hit) => hit.body?.event === 'post.published');
+  const sent = () => new Set(published().map((hit) => hit.body.postId)).size;
+  const at = new Date().toISOString();
+  await Promise.all(
+    Array.from({ length: count }, (_, i) => api.deps.events.publish({ event: 'post.published', workspaceId: ws.id, postId: `post-${i}`, slug: `post-${i}`, title: `Post ${i}`, publishedAt: at, at })),
+  );
+  const stopping = await startTestNode({ dbName, env: { ...env, NODE_ROLE: 'worker' } });
+  await eventually(() => published().length >= 40, 30_000);
+  const other = await startTestNode({ dbName, env: { ...env, NODE_ROLE: 'worker' } });
+  nodes.push(other);
+  await stopping.stop();
+  expect(sent()).toBeLessThan(count);
+
+  // Well before the stopped worker's lease (64 s) would have run out.
+  await eventually(() => sent() === count, 20_000);
+  const hitsByPost = new Map<string, number>();
+  for (const hit of published()) hitsByPost.set(hit.body.postId, (hitsByPost.get(hit.body.postId) ?? 0) + 1);
+  expect([...hitsByPost.values()].filter((hits) => hits > 1)).toEqual([]);
+}, 90_000);
