@@ -44,6 +44,13 @@ export async function createRealtime(options: { logger: Logger; redis?: RedisCli
         options.logger.error({ err: error, client: 'adapter-pub' }, 'redis adapter publish failed');
         return 0;
       }));
+    // The adapter's close unsubscribes without awaiting either: with Redis gone, those fail after the node
+    // has stopped (unhandled rejections that could end the process).
+    const unsubscribe = sub.unsubscribe.bind(sub);
+    const pUnsubscribe = sub.pUnsubscribe.bind(sub);
+    const unheard = (error: unknown) => options.logger.warn({ err: error, client: 'adapter-sub' }, 'redis adapter unsubscribe failed');
+    (sub as { unsubscribe: typeof sub.unsubscribe }).unsubscribe = ((...args: Parameters<typeof unsubscribe>) => unsubscribe(...args).catch(unheard)) as typeof sub.unsubscribe;
+    (sub as { pUnsubscribe: typeof sub.pUnsubscribe }).pUnsubscribe = ((...args: Parameters<typeof pUnsubscribe>) => pUnsubscribe(...args).catch(unheard)) as typeof sub.pUnsubscribe;
     // Cross-node requests (fetchSockets for agent presence) give up quickly when a node does not answer.
     io.adapter(createAdapter(pub, sub, { requestsTimeout: options.requestsTimeoutMs ?? 1_000 }));
   }
