@@ -1,5 +1,6 @@
 import { createClient } from 'redis';
 import type { Logger } from 'pino';
+import { settledWithin } from '../shared/settled-within.js';
 
 export type RedisClient = ReturnType<typeof createClient>;
 
@@ -49,9 +50,7 @@ const REDIS_CLOSE_WITHIN_MS = 1_000;
 export async function closeRedis(client: RedisClient, withinMs = REDIS_CLOSE_WITHIN_MS): Promise<void> {
   if (!client.isOpen) return;
   if (client.isReady) {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([client.close().catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, withinMs)))]);
-    clearTimeout(timer);
+    await settledWithin(client.close(), withinMs);
   }
   if (client.isOpen) client.destroy();
 }

@@ -2,6 +2,7 @@ import { Agenda } from 'agenda';
 import { MongoBackend } from '@agendajs/mongo-backend';
 import type { Connection } from 'mongoose';
 import type { Logger } from 'pino';
+import { settledWithin } from '../shared/settled-within.js';
 import { documentLocks } from '../db/document-locks.js';
 
 /**
@@ -97,10 +98,8 @@ export function createJobQueue(db: Connection, logger: Logger, options: { proces
       // Unlocks the jobs it holds but does not wait for the runs under way.
       await agenda.stop(false);
       if (runs === 0) return;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([new Promise<void>((resolve) => (runsEnded = resolve)), new Promise<void>((resolve) => (timer = setTimeout(resolve, RUNS_END_WITHIN_MS).unref()))]);
-      clearTimeout(timer);
-      if (runs > 0) logger.warn({ runs }, 'job runs still under way as the node stops: what they store when they end may be lost');
+      const ended = await settledWithin(new Promise<void>((resolve) => (runsEnded = resolve)), RUNS_END_WITHIN_MS);
+      if (!ended) logger.warn({ runs }, 'job runs still under way as the node stops: what they store when they end may be lost');
     },
     abandon() {
       (agenda as unknown as { jobProcessor?: { stop(): unknown } }).jobProcessor?.stop();

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js';
 import type { DomainEvent } from '../events/events.js';
 import type { Delivery } from './delivery.js';
+import { settledWithin } from '../shared/settled-within.js';
 
 /** An event waiting for the next group insert, with the publisher's promise to settle once it is stored. */
 export interface Queued {
@@ -47,9 +48,6 @@ export class WebhookPipeline {
   async finish(withinMs: number): Promise<void> {
     this.closing = true;
     for (const dispatcher of this.active.values()) dispatcher.finish();
-    let timer: NodeJS.Timeout | undefined;
-    const outOfTime = new Promise<void>((resolve) => (timer = setTimeout(resolve, withinMs).unref()));
-    await Promise.race([Promise.allSettled([...this.dispatches]), outOfTime]);
-    clearTimeout(timer);
+    await settledWithin(Promise.allSettled([...this.dispatches]), withinMs);
   }
 }
