@@ -16,6 +16,7 @@ import { createJobQueue } from '../jobs/jobs.js';
 import { registerJobs } from './jobs.js';
 import { registerListeners } from './listeners.js';
 import { registerLiveChatSockets } from '../livechat/livechat.socket.js';
+import { teamPresence } from '../livechat/presence.js';
 import { attachRealtime, createRealtime } from '../realtime/realtime.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { MemoryCounters, RedisCounters } from '../db/counters.js';
@@ -113,10 +114,12 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
   const jobRegistry = registerJobs(deps);
   registerListeners(deps, { webhooks: jobRegistry.webhooks });
   registerLiveChatSockets(deps);
+  const stopTeamPresence = teamPresence(deps);
   return {
     deps,
     recoverJobs: () => jobRegistry.recover(),
     close: async () => {
+      stopTeamPresence();
       await jobRegistry.webhooks.finish(WEBHOOKS_FINISH_WITHIN_MS);
       await jobs.stop();
       await cache.close();

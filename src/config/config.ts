@@ -41,6 +41,11 @@ const configSchema = z.object({
   CHAT_TEAM_DIGEST_DELAY_SECONDS: z.coerce.number().min(0).default(60),
   /** How long after an agent's reply to an absent visitor the reply mail waits (more replies join it; a visitor who comes back reads them live). */
   CHAT_REPLY_MAIL_DELAY_SECONDS: z.coerce.number().min(0).default(60),
+  /**
+   * With Redis: how long a node's word that a team is online holds unless renewed (each node renews its own
+   * every third of it). A node that dies without stopping leaves its agents counted online this long at most.
+   */
+  CHAT_PRESENCE_LEASE_SECONDS: z.coerce.number().int().min(3).max(300).default(15),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
   /** Failed key authentications per client address per minute before that address gets 429 (key guessing). */
   /** Memory bound of the published-content cache (serialized answers, LRU by size); 0 turns it off. */

@@ -51,7 +51,7 @@ export async function createRealtime(options: { logger: Logger; redis?: RedisCli
     const unheard = (error: unknown) => options.logger.warn({ err: error, client: 'adapter-sub' }, 'redis adapter unsubscribe failed');
     (sub as { unsubscribe: typeof sub.unsubscribe }).unsubscribe = ((...args: Parameters<typeof unsubscribe>) => unsubscribe(...args).catch(unheard)) as typeof sub.unsubscribe;
     (sub as { pUnsubscribe: typeof sub.pUnsubscribe }).pUnsubscribe = ((...args: Parameters<typeof pUnsubscribe>) => pUnsubscribe(...args).catch(unheard)) as typeof sub.pUnsubscribe;
-    // Cross-node requests (fetchSockets for agent presence) give up quickly when a node does not answer.
+    // Cross-node requests (fetchSockets: is a visitor still connected?) give up quickly when a node does not answer.
     io.adapter(createAdapter(pub, sub, { requestsTimeout: options.requestsTimeoutMs ?? 1_000 }));
   }
   return {

@@ -26,6 +26,9 @@ describe('configuration', () => {
     ['MEDIA_MAX_BYTES', String(5 * 1024 ** 3 + 1)],
     ['CHAT_ATTACHMENT_MAX_BYTES', String(5 * 1024 ** 3 + 1)],
     ['ADMIN_EMAIL', 'not-an-email'],
+    // A lease renewed every third of it: under 3 s the renewals would crowd Redis, over 5 min a dead node's agents linger.
+    ['CHAT_PRESENCE_LEASE_SECONDS', '2'],
+    ['CHAT_PRESENCE_LEASE_SECONDS', '301'],
   ])('a wrong %s (%s) is rejected naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     try {
@@ -38,6 +41,12 @@ describe('configuration', () => {
   test('an upload limit of exactly 5 GiB is accepted', () => {
     const limit = String(5 * 1024 ** 3);
     expect(loadConfig({ MEDIA_MAX_BYTES: limit, CHAT_ATTACHMENT_MAX_BYTES: limit }).MEDIA_MAX_BYTES).toBe(5 * 1024 ** 3);
+  });
+
+  test('a presence lease of 3 s and of 300 s is accepted; 15 s by default', () => {
+    expect(loadConfig({}).CHAT_PRESENCE_LEASE_SECONDS).toBe(15);
+    expect(loadConfig({ CHAT_PRESENCE_LEASE_SECONDS: '3' }).CHAT_PRESENCE_LEASE_SECONDS).toBe(3);
+    expect(loadConfig({ CHAT_PRESENCE_LEASE_SECONDS: '300' }).CHAT_PRESENCE_LEASE_SECONDS).toBe(300);
   });
 
   test('production requires an encryption secret for stored keys', () => {

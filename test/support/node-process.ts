@@ -13,11 +13,14 @@ export interface NodeProcess {
   /** Publishes `count` domain events built from `event` (`{i}` in its string values becomes the index), all at once. */
   publish(count: number, event: Record<string, unknown>): Promise<void>;
   kill(): Promise<void>;
+  /** SIGSTOP / SIGCONT: the node holds its sockets but answers nothing meanwhile (a node stuck under load). */
+  pause(): void;
+  resume(): void;
   /** SIGTERM, as a rolling deploy stops a node: its shutdown code runs; resolves once the process has exited. */
   stop(): Promise<void>;
 }
 
-export async function startNodeProcess(options: Pick<TestNodeOptions, 'dbName' | 'env'>): Promise<NodeProcess> {
+export async function startNodeProcess(options: Pick<TestNodeOptions, 'dbName' | 'env' | 'redis'>): Promise<NodeProcess> {
   const child: ChildProcess = fork(join(dirname(fileURLToPath(import.meta.url)), 'node-process.child.ts'), [], {
     execArgv: ['--import', 'tsx'],
     env: { ...process.env, HEARTH_NODE_PROCESS: JSON.stringify(options) },
@@ -39,6 +42,8 @@ export async function startNodeProcess(options: Pick<TestNodeOptions, 'dbName' |
       child.kill('SIGKILL');
       await exited;
     },
+    pause: () => void child.kill('SIGSTOP'),
+    resume: () => void child.kill('SIGCONT'),
     stop: async () => {
       child.kill('SIGTERM');
       await exited;
