@@ -10,6 +10,10 @@
  *   the sockets connect, summed over the nodes and divided by the sockets held.
  * - db_ops_per_message: driver commands both nodes sent while the replies were posted, less their idle
  *   rate and the job queue's polling, per reply.
+ * - Widget config while the visitors are held and one agent console is open on the first node:
+ *   BENCH_CONFIG_READS (default 300) `GET /external/live-chat/config` in series to the last node, which must
+ *   learn from the others that the team is online (`config_p50_ms`, `config_p99_ms`; `config_offline` counts
+ *   answers that said offline).
  *
  * With BENCH_HAPROXY=1 the nodes (three) sit behind HAProxy and the visitors and the agent go through it
  * (`support/cluster.ts`); BENCH_TRANSPORT=polling makes the visitors use Socket.IO's long-polling, with the
@@ -26,11 +30,13 @@ import { pool, postJson, type NodeChild } from './support/hearth.js';
 import { startCluster } from './support/cluster.js';
 import type { Trace } from './support/chat-trace.js';
 import { createWorkspace, request } from '../test/support/harness.js';
+import { agentSocket, createAgent } from '../test/livechat/support.js';
 
 const VISITORS = Number(process.env.BENCH_VISITORS ?? 1000);
 const RATE = Number(process.env.BENCH_RATE ?? 10);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const TRANSPORT = process.env.BENCH_TRANSPORT === 'polling' ? 'polling' : 'websocket';
+const CONFIG_READS = Number(process.env.BENCH_CONFIG_READS ?? 300);
 
 const totalCommands = async (nodes: NodeChild[]) => (await Promise.all(nodes.map((node) => node.commands()))).reduce((a, b) => a + b, 0);
 const totalHeap = async (nodes: NodeChild[]) => (await Promise.all(nodes.map((node) => node.ask<{ heapUsed: number }>('heap')))).reduce((sum, reply) => sum + reply.heapUsed, 0);
@@ -91,6 +97,20 @@ await runBench(async (cleanup) => {
   const heapAfter = await totalHeap(nodes);
   const held = await Promise.all(nodes.map(async (node) => (await node.ask<{ widget: number }>('sockets')).widget));
   const sockets = held.reduce((a, b) => a + b, 0);
+
+  // The widget config on a node without the agent, while the visitors are held.
+  const agent = await agentSocket(nodes[0].url, await createAgent(nodes[0].url, ws), ws.id);
+  const configTimes: number[] = [];
+  let configOffline = 0;
+  for (let i = 0; i < CONFIG_READS; i += 1) {
+    const from = now();
+    const res = await request(nodes.at(-1)!.url, '/external/live-chat/config', { publishableKey });
+    configTimes.push(now() - from);
+    if (res.status !== 200) throw new Error(`widget config: ${res.status} ${res.text}`);
+    if (res.body.online !== true) configOffline += 1;
+  }
+  agent.close();
+  configTimes.sort((a, b) => a - b);
 
   const idleFrom = now();
   const idleStart = await totalCommands(nodes);
@@ -158,6 +178,7 @@ await runBench(async (cleanup) => {
       `  heap ${(heapPerSocket).toFixed(1)} KiB per socket (all nodes, after forced GC)`,
       `  replies sent ${total}, accepted ${accepted.size}, received ${latencies.length}, lost ${lost}, duplicated ${duplicated}, POST errors ${postErrors}${kill ? `, sent again ${postRetries}` : ''}${failureKinds.size ? ` (failed: ${[...failureKinds].map(([kind, count]) => `${kind} x${count}`).join(', ')})` : ''}`,
       ...(recovery ? [`  node killed: ${recovery.reconnects} visitors reconnected through HAProxy, ${recovery.recovered} replies fetched on reconnection`] : []),
+      `  widget config on a node without the agent: p50 ${percentile(configTimes, 50).toFixed(1)} ms, p99 ${percentile(configTimes, 99).toFixed(1)} ms over ${CONFIG_READS} reads in series${configOffline ? `, ${configOffline} said offline` : ''}`,
       `  POST-to-receipt p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${(latencies.at(-1) ?? NaN).toFixed(1)} ms${kill ? '' : `; ${dbOps.toFixed(2)} db ops per reply`}`,
     ],
     {
@@ -171,6 +192,9 @@ await runBench(async (cleanup) => {
       p99_ms: round(percentile(latencies, 99)),
       heap_kib_per_socket: round(heapPerSocket),
       db_ops_per_message: round(dbOps, 2),
+      config_p50_ms: round(percentile(configTimes, 50), 2),
+      config_p99_ms: round(percentile(configTimes, 99), 2),
+      ...(configOffline ? { config_offline: configOffline } : {}),
       engine: engine.kind,
       ...(lost || postErrors || failed || kill ? { lost, duplicated, post_errors: postErrors, connect_failures: failed } : {}),
       ...(recovery ? { node_killed: true, posts_sent_again: postRetries, reconnects: recovery.reconnects, recovered: recovery.recovered } : {}),

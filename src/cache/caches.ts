@@ -21,6 +21,8 @@ export const sessionTag = (tokenHash: string) => `session:${tokenHash}`;
 export const userTag = (userId: string) => `user:${userId}`;
 /** A workspace's registered webhook endpoints (the event fan-out reads them on every event). */
 export const webhookEndpointsTag = (workspaceId: string) => `webhook-endpoints:${workspaceId}`;
+/** A workspace's live-chat settings (the widget's config reads them on every page view). */
+export const chatSettingsTag = (workspaceId: string) => `chat-settings:${workspaceId}`;
 /** A live-chat conversation's status or token (close, reopen): its remembered routing facts go. */
 export const conversationTag = (conversationId: string) => `conversation:${conversationId}`;
 /** What a workspace's appointment availability depends on (plugin settings, booking rules, confirmed times). */
@@ -124,6 +126,11 @@ export class Caches {
   /** The workspace's webhook endpoints changed: every node reads them again. */
   invalidateWebhookEndpoints(workspaceId: string): Promise<void> {
     return this.bus.publish([webhookEndpointsTag(workspaceId)]);
+  }
+
+  /** The workspace's live-chat settings changed: every node reads them again. */
+  invalidateChatSettings(workspaceId: string): Promise<void> {
+    return this.bus.publish([chatSettingsTag(workspaceId)]);
   }
 
   /** A conversation's status or token changed: what nodes remember of it is looked up again. */

@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.js';
+import { chatSettingsTag } from '../cache/caches.js';
 import { type Workspace } from '../workspaces/workspaces.service.js';
 import { ensureKey, revealKey, rotateKey } from '../credentials/credentials.service.js';
 import { hasExplicitIdentitySecret, setExplicitIdentitySecret } from '../identity/identity.service.js';
@@ -58,6 +59,7 @@ export async function putSettings(deps: Deps, workspaceId: string, body: PutSett
     },
     deps.clock.now(),
   );
+  await deps.cache.invalidateChatSettings(workspaceId);
   if (body.identitySecret !== undefined) await setExplicitIdentitySecret(deps, workspaceId, body.identitySecret);
   if (body.enabled) await ensureKey(deps, workspaceId, 'publishable');
   // Saved all the same: the owner decides; the widget still derives readable text on the primary colour.
@@ -83,9 +85,12 @@ export function localized<T extends string | null>(map: Record<string, string>, 
   return fallback;
 }
 
-/** The settings while the plugin is activated and enabled; otherwise null. */
+/**
+ * The settings while the plugin is activated and enabled; otherwise null. Remembered per node until they
+ * change: the widget reads its config on every page view of the site.
+ */
 export async function activeSettings(deps: Deps, workspaceId: string): Promise<LiveChatSettings | null> {
-  const settings = await liveChatSettingsStore(deps.db).get(workspaceId);
+  const settings = await deps.cache.memo.remember(`chat-settings:${workspaceId}`, () => [chatSettingsTag(workspaceId)], () => liveChatSettingsStore(deps.db).get(workspaceId));
   return settings?.enabled ? settings : null;
 }
 

@@ -3,7 +3,7 @@ import { createWorkspace, eventually, request, startTestNode, uniqueDbName, type
 import type { HearthNode } from '../../src/app/node.js';
 import { io as connectClient } from 'socket.io-client';
 import { rooms, type MessageCreated, type TypingChanged } from '../../src/realtime/events.js';
-import { activateChat, agentSocket, record, startChat, widgetSocket, type WidgetSocket } from './support.js';
+import { activateChat, agentSocket, PUT_DEFAULTS, putChatSettings, record, startChat, widgetSocket, type WidgetSocket } from './support.js';
 
 // The chat hot path (issue 13, "Chat path"): two nodes on one database and the run's Redis. A reply or a
 // visitor message resolves its credentials and conversation from memory, and the message insert is the
@@ -143,6 +143,31 @@ describe('driver commands of one chat message', () => {
     expect(summaryCommands(commands.slice(beforePush!))).toEqual(SUMMARY);
     const summary = await adminConversation(a, ws, cid);
     expect(summary.visitor.name).toBe('Ada');
+  });
+});
+
+describe('the widget config (read on every page view)', () => {
+  const config = (node: HearthNode, key: string) => request(node.url, '/external/live-chat/config', { publishableKey: key });
+
+  test('a warm read sends no engine command, on the node that saved the settings and on the other', async () => {
+    const ws = await createWorkspace(a.url);
+    const key = await activateChat(a.url, ws);
+    for (const node of [a, b]) {
+      expect((await config(node, key)).status).toBe(200);
+      const warm = await traced(node, () => config(node, key));
+      expect(warm.result.body).toMatchObject({ enabled: true, online: false });
+      expect(warm.commands).toEqual([]);
+    }
+  });
+
+  test('settings saved on A: B, which remembers the old ones, answers with the new on its very next read', async () => {
+    const ws = await createWorkspace(a.url);
+    const key = await activateChat(a.url, ws, { greeting: 'Hello' });
+    expect((await config(b, key)).body.greeting).toBe('Hello');
+    await putChatSettings(a.url, ws, { ...PUT_DEFAULTS, greeting: 'Welcome back' });
+    expect((await config(b, key)).body.greeting).toBe('Welcome back');
+    await putChatSettings(a.url, ws, { ...PUT_DEFAULTS, enabled: false });
+    expect((await config(b, key)).body).toEqual({ enabled: false });
   });
 });
 
