@@ -126,6 +126,16 @@ export function tenantScope<D extends TenantDoc>(model: Model<D>) {
       });
     },
 
+    /**
+     * `updateById` of a document the caller has read as the workspace's within the same transition (a document
+     * never changes workspace): the tenant was checked on that read, so the write goes by `_id` alone, without
+     * the read `updateById` makes first where the engine hands its storage only `{_id}`.
+     */
+    async updateOwnedById(workspaceId: string, owned: { id: string; workspaceId: string }, update: UpdateQuery<D>): Promise<D | null> {
+      if (owned.workspaceId !== workspaceId || !isObjectIdHex(owned.id)) return null;
+      return guarded.write(owned.id, () => model.findOneAndUpdate({ _id: owned.id }, update, { returnDocument: 'after' }).lean<D>());
+    },
+
     /** True when the workspace had a document with this id. */
     async deleteById(workspaceId: string, id: string): Promise<boolean> {
       if (!isObjectIdHex(id)) return false;

@@ -193,6 +193,11 @@ export function postStore(db: Connection) {
     }));
   }
   const withBodiesOne = async (doc: PostDoc) => (await withBodies(doc.workspaceId.toHexString(), [toHead(doc)]))[0];
+  /** The post as just written, with the bodies the writer knows it has (read before the write, or written with it). */
+  const withKnownBodies = (doc: PostDoc, known: { draft: PostBody; published: PostBody | null }): Post => {
+    const head = toHead(doc);
+    return { ...head, draft: withBody(head.draft, known.draft), published: head.published ? withBody(head.published, known.published) : null };
+  };
 
   /**
    * A page of a search, in the admin list's order: its matches (few, read by a gram) are read once, their ids
@@ -341,27 +346,32 @@ export function postStore(db: Connection) {
      * `'taken'` on a slug clash. `current`: the draft's title and slug as they are (the caller holds the post's
      * lock), for the search grams of a rename.
      */
-    async updateDraft(workspaceId: string, id: string, patch: Partial<PostContent>, body: PostBody | null, current: Pick<PostFields, 'title' | 'slug'>): Promise<Post | null | 'taken'> {
+    /** `current`: the post as read within the same transition (its bodies are the answer's, but for `body`). */
+    async updateDraft(workspaceId: string, current: Post, patch: Partial<PostContent>, body: PostBody | null): Promise<Post | null | 'taken'> {
       const set: Record<string, unknown> = fromPatch(patch);
-      if (patch.title !== undefined || patch.slug !== undefined) set.searchGrams = searchGramsOf(patch.title ?? current.title, patch.slug ?? current.slug);
+      if (patch.title !== undefined || patch.slug !== undefined) set.searchGrams = searchGramsOf(patch.title ?? current.draft.title, patch.slug ?? current.draft.slug);
       try {
-        const doc = await scope.updateById(workspaceId, id, { $set: set, $inc: { version: 1 } });
+        const doc = await scope.updateOwnedById(workspaceId, current, { $set: set, $inc: { version: 1 } });
         if (!doc) return null;
-        if (body) await bodies.write(workspaceId, id, 'draft', body);
-        return withBodiesOne(doc);
+        if (body) await bodies.write(workspaceId, current.id, 'draft', body);
+        return withKnownBodies(doc, { draft: body ?? bodyOf(current.draft), published: current.published && bodyOf(current.published) });
       } catch (error) {
         if (isDuplicateKeyError(error)) return 'taken';
         throw error;
       }
     },
-    /** The published body is written before the snapshot that goes with it. */
-    async setPublished(workspaceId: string, id: string, snapshot: PostContent, publishedAt: Date, hash: string): Promise<Post | null> {
-      await bodies.write(workspaceId, id, 'published', bodyOf(snapshot));
-      const doc = await scope.updateById(workspaceId, id, {
+    /**
+     * Publishes `current` (the post as read within the same transition) with its draft as the snapshot. The
+     * published body is written before the snapshot that goes with it.
+     */
+    async setPublished(workspaceId: string, current: Post, publishedAt: Date, hash: string): Promise<Post | null> {
+      const snapshot = current.draft;
+      await bodies.write(workspaceId, current.id, 'published', bodyOf(snapshot));
+      const doc = await scope.updateOwnedById(workspaceId, current, {
         $set: { state: 'PUBLISHED', pub: fromContent(snapshot), publishedAt, lastPublishedHash: hash },
         $inc: { version: 1 },
       });
-      return doc ? withBodiesOne(doc) : null;
+      return doc ? withKnownBodies(doc, { draft: bodyOf(snapshot), published: bodyOf(snapshot) }) : null;
     },
     /** Moves PUBLISHED to UNPUBLISHED; null when the post was not published (nothing changed). */
     async unpublish(workspaceId: string, id: string): Promise<Post | null> {

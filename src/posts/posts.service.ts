@@ -173,7 +173,7 @@ export async function editDraft(deps: Deps, workspace: Workspace, id: string, pa
     const bodyPath = patch.contentHtml ? 'contentHtml' : 'contentMarkdown';
     const issues = await mediaIssues(deps, workspace, { imageMediaId: fields.imageMediaId, bodyMediaIds: body ? fields.bodyMediaIds : [], bodyPath });
     if (issues.length) throw invalid(issues);
-    const updated = await posts.updateDraft(workspace.id, post.id, fields, body, post.draft);
+    const updated = await posts.updateDraft(workspace.id, post, fields, body);
     if (updated === null) throw fail('post_not_found');
     if (updated === 'taken') throw fail('post_slug_taken');
     return updated;

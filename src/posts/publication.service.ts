@@ -71,7 +71,7 @@ export async function publishPost(deps: Deps, workspace: Workspace, id: string):
         throw fail('published_slug_taken');
       }
       const now = deps.clock.now();
-      const updated = await posts.setPublished(workspace.id, post.id, post.draft, now, hash);
+      const updated = await posts.setPublished(workspace.id, post, now, hash);
       if (!updated) {
         await published.releaseSlug(workspace.id, post.locale, post.draft.slug, post.id);
         throw fail('post_not_found');

@@ -205,3 +205,26 @@ test('view=summary leaves the bodies out and counts nothing; hasNext is exact at
   expect([second.items.map((post: { slug: string }) => post.slug), second.pageInfo.hasNext, second.pageInfo.hasPrev]).toEqual([['one'], false, true]);
   expectIssue(await list(ws, 'view=full'), 'view');
 });
+
+test("an editor's save and publish read the post and each of its bodies once, and answer the post as stored", async () => {
+  const ws = await createWorkspace(node.url);
+  const admin = contentAdmin(node.url, ws);
+  const { id } = await admin.published({ slug: 'rye', title: 'Rye', contentMarkdown: 'Old body' });
+  const POST_READS = new Set(['posts', 'post_draft_bodies', 'post_published_bodies']);
+  const readsOf = async (work: () => Promise<Record<string, unknown>>) => {
+    const reads: string[] = [];
+    const answer = await watchingCommands(node, (event) => event.commandName === 'find' && POST_READS.has(String(event.command.find)) && reads.push(String(event.command.find)), work);
+    return { answer, reads: reads.sort() };
+  };
+  const stored = async () => (await request(node.url, `/admin/workspaces/${ws.id}/posts/${id}`, { token: ws.token })).body as Record<string, unknown>;
+
+  const saved = await readsOf(() => admin.patch(id, { contentMarkdown: 'New body' }));
+  expect(saved.reads).toEqual(['post_draft_bodies', 'post_published_bodies', 'posts']);
+  expect(saved.answer).toMatchObject({ contentMarkdown: 'New body', published: { contentMarkdown: 'Old body' } });
+  expect(saved.answer).toEqual(await stored());
+
+  const published = await readsOf(() => admin.publish(id));
+  expect(published.reads).toEqual(['post_draft_bodies', 'post_published_bodies', 'posts']);
+  expect(published.answer).toMatchObject({ contentMarkdown: 'New body', published: { contentMarkdown: 'New body' } });
+  expect(published.answer).toEqual(await stored());
+});
