@@ -128,12 +128,14 @@ export function tenantScope<D extends TenantDoc>(model: Model<D>) {
 
     /**
      * `updateById` of a document the caller has read as the workspace's within the same transition (a document
-     * never changes workspace): the tenant was checked on that read, so the write goes by `_id` alone, without
-     * the read `updateById` makes first where the engine hands its storage only `{_id}`.
+     * never changes workspace): the tenant was checked on that read, so where the engine hands its storage only
+     * `{_id}` the write goes by `_id` alone without the read `updateById` makes first (elsewhere the workspace
+     * stays in the filter, which costs nothing there).
      */
     async updateOwnedById(workspaceId: string, owned: { id: string; workspaceId: string }, update: UpdateQuery<D>): Promise<D | null> {
       if (owned.workspaceId !== workspaceId || !isObjectIdHex(owned.id)) return null;
-      return guarded.write(owned.id, () => model.findOneAndUpdate({ _id: owned.id }, update, { returnDocument: 'after' }).lean<D>());
+      const filter = engineTraits(model.db).equalityPushdown ? scoped(workspaceId, { _id: owned.id }) : { _id: owned.id };
+      return guarded.write(owned.id, () => model.findOneAndUpdate(filter, update, { returnDocument: 'after' }).lean<D>());
     },
 
     /** True when the workspace had a document with this id. */

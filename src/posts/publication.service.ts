@@ -66,8 +66,11 @@ export async function publishPost(deps: Deps, workspace: Workspace, id: string):
     // The media the snapshot will show are locked until it is stored: none can be deleted in between.
     return withMediaLocks(deps, mediaIdsOf(post.draft), async () => {
       await requireDraftMedia(deps, workspace, post.draft);
-      // The published slug is claimed in `post_slugs` (unique by `_id`) before the snapshot refers to it.
-      if (!(await published.claimSlug(workspace.id, post.locale, post.draft.slug, post.id))) {
+      // The published slug is claimed in `post_slugs` (unique by `_id`) before the snapshot refers to it. A post
+      // published under it holds it already: its entry goes only after its snapshot stops showing that slug,
+      // and no other post takes it over meanwhile.
+      const holdsSlug = post.state === 'PUBLISHED' && post.published?.slug === post.draft.slug;
+      if (!holdsSlug && !(await published.claimSlug(workspace.id, post.locale, post.draft.slug, post.id))) {
         throw fail('published_slug_taken');
       }
       const now = deps.clock.now();

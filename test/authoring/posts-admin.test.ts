@@ -206,15 +206,24 @@ test('view=summary leaves the bodies out and counts nothing; hasNext is exact at
   expectIssue(await list(ws, 'view=full'), 'view');
 });
 
-test("an editor's save and publish read the post and each of its bodies once, and answer the post as stored", async () => {
+test("an editor's save and republish read the post and each of its bodies once, and answer the post as stored", async () => {
   const ws = await createWorkspace(node.url);
   const admin = contentAdmin(node.url, ws);
   const { id } = await admin.published({ slug: 'rye', title: 'Rye', contentMarkdown: 'Old body' });
   const POST_READS = new Set(['posts', 'post_draft_bodies', 'post_published_bodies']);
   const readsOf = async (work: () => Promise<Record<string, unknown>>) => {
     const reads: string[] = [];
-    const answer = await watchingCommands(node, (event) => event.commandName === 'find' && POST_READS.has(String(event.command.find)) && reads.push(String(event.command.find)), work);
-    return { answer, reads: reads.sort() };
+    const slugCommands: string[] = [];
+    const answer = await watchingCommands(
+      node,
+      (event) => {
+        const collection = String(event.command[event.commandName]);
+        if (event.commandName === 'find' && POST_READS.has(collection)) reads.push(collection);
+        if (collection === 'post_slugs') slugCommands.push(event.commandName);
+      },
+      work,
+    );
+    return { answer, reads: reads.sort(), slugCommands };
   };
   const stored = async () => (await request(node.url, `/admin/workspaces/${ws.id}/posts/${id}`, { token: ws.token })).body as Record<string, unknown>;
 
@@ -223,8 +232,18 @@ test("an editor's save and publish read the post and each of its bodies once, an
   expect(saved.answer).toMatchObject({ contentMarkdown: 'New body', published: { contentMarkdown: 'Old body' } });
   expect(saved.answer).toEqual(await stored());
 
+  // Published under the same slug: it holds the slug's entry already.
   const published = await readsOf(() => admin.publish(id));
   expect(published.reads).toEqual(['post_draft_bodies', 'post_published_bodies', 'posts']);
+  expect(published.slugCommands).toEqual([]);
   expect(published.answer).toMatchObject({ contentMarkdown: 'New body', published: { contentMarkdown: 'New body' } });
   expect(published.answer).toEqual(await stored());
+
+  // Under a new slug the publish claims it, and the old one is free for another post.
+  await admin.patch(id, { slug: 'rye-bread' });
+  const moved = await readsOf(() => admin.publish(id));
+  expect(moved.slugCommands).toContain('insert');
+  expect(moved.answer).toMatchObject({ slug: 'rye-bread', published: { slug: 'rye-bread' } });
+  const other = await admin.createPost({ slug: 'rye', title: 'Another rye' });
+  expect(await admin.publish(other.id)).toMatchObject({ state: 'PUBLISHED', published: { slug: 'rye' } });
 });

@@ -207,6 +207,8 @@ describe.each(engines)('on $name', (engine) => {
       const scope = tenantScope(Posts(deps.db));
       expect(await scope.updateById(stranger.id, post.id, { $set: { title: 'Stolen' } })).toBeNull();
       expect(await scope.deleteById(stranger.id, post.id)).toBe(false);
+      // A post read as another workspace's is not written as this one's.
+      expect(await scope.updateOwnedById(stranger.id, { id: post.id, workspaceId: workspace.id }, { $set: { title: 'Stolen' } })).toBeNull();
       expect((await getPost(deps, workspace, post.id)).draft.title).toBe('Original');
 
       // The owner's write: filtered by the workspace too where the engine hands equality filters to its
