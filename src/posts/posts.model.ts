@@ -343,10 +343,9 @@ export function postStore(db: Connection) {
     },
     /**
      * Writes the draft fields `patch` names, only those (and `body`, the whole draft body); null when missing,
-     * `'taken'` on a slug clash. `current`: the draft's title and slug as they are (the caller holds the post's
-     * lock), for the search grams of a rename.
+     * `'taken'` on a slug clash. `current`: the post as read within the same transition (the caller holds its
+     * lock): its draft's title and slug make the search grams of a rename, its bodies are the answer's but for `body`.
      */
-    /** `current`: the post as read within the same transition (its bodies are the answer's, but for `body`). */
     async updateDraft(workspaceId: string, current: Post, patch: Partial<PostContent>, body: PostBody | null): Promise<Post | null | 'taken'> {
       const set: Record<string, unknown> = fromPatch(patch);
       if (patch.title !== undefined || patch.slug !== undefined) set.searchGrams = searchGramsOf(patch.title ?? current.draft.title, patch.slug ?? current.draft.slug);
