@@ -356,6 +356,8 @@ test('a post gets a category and tags in the editor; deleting it (confirmed) tak
   await focusOn(page, 'delete-post');
   expect((await admin(`/posts/${post.body.id}`)).status).toBe(200);
   await page.keyboard.press('Enter');
+  // The question takes the focus once it is drawn: pressed before that, Enter would land on "keep it".
+  await focusOn(page, 'delete-post-keep');
   await press(page, '#delete-post-confirm');
   await page.locator('#posts-title').waitFor({ timeout: 10_000 });
   expect((await admin(`/posts/${post.body.id}`)).status).toBe(404);

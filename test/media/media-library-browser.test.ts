@@ -210,6 +210,7 @@ test('at 375 px in German: the list and an open file fit without sideways scroll
   await page.locator('#media-delete').waitFor();
   await page.locator('#media-delete').focus();
   await page.keyboard.press('Enter');
+  await eventually(async () => (await focused(page)) === 'media-delete-keep');
   await page.locator('#media-delete-confirm').focus();
   await page.keyboard.press('Enter');
   await page.locator('#media-delete-problem', { hasText: 'Nicht gelöscht' }).waitFor();
