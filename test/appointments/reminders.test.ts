@@ -158,14 +158,15 @@ test('a worker killed between planning and sending: the next worker sends the re
   try {
     const dbName = uniqueDbName('remind');
     const env = { SMTP_URL: smtp.url, EMAIL_RETRY_BASE_MS: '100' };
-    const first = await startTestNode({ dbName, env });
+    // The nodes' clock is the test's: the reminder falls due when it is moved on, not after a minute of waiting.
+    const clock = new ManualClock(new Date());
+    const first = await startTestNode({ dbName, env, clock });
     nodes.push(first);
     const ws = await createWorkspace(first.url);
     await configure(first.url, ws, { leadTimeHours: 0, bookingWindowDays: 7, businessHours: everyDay([['00:00', '24:00']]) });
-    // A start on the 5-minute grid at least 7 minutes ahead, and a reminder offset that falls due in 10-70 s.
-    const start = Math.ceil((Date.now() + 7 * MINUTE) / (5 * MINUTE)) * 5 * MINUTE;
-    const minutes = Math.floor((start - Date.now() - 10_000) / MINUTE);
-    expect((await request(first.url, `/admin/workspaces/${ws.id}/plugins/appointments/rules`, { method: 'PUT', token: ws.token, body: { reminders: [minutes] } })).status).toBe(200);
+    // A start on the 5-minute grid at least 7 minutes ahead, and a reminder 5 minutes before it: planned, not yet due.
+    const start = Math.ceil((clock.now().getTime() + 7 * MINUTE) / (5 * MINUTE)) * 5 * MINUTE;
+    expect((await request(first.url, `/admin/workspaces/${ws.id}/plugins/appointments/rules`, { method: 'PUT', token: ws.token, body: { reminders: [5] } })).status).toBe(200);
     const booked = await request(first.url, '/external/appointments/requests', { apiKey: ws.apiKey, body: { visitorName: 'Kim', visitorEmail: 'kim@visitor.test', requestedAt: hourSlot(3).toISOString(), locale: 'es' } });
     expect(booked.status).toBe(201);
     // Staff confirm it at the near start (any 5-minute time is theirs to pick).
@@ -174,9 +175,10 @@ test('a worker killed between planning and sending: the next worker sends the re
     first.deps.jobs.abandon();
     await first.deps.db.close(true);
 
-    const second = await startTestNode({ dbName, env: { ...env, NODE_ROLE: 'worker' } });
+    clock.set(new Date(start - 5 * MINUTE + 1_000));
+    const second = await startTestNode({ dbName, env: { ...env, NODE_ROLE: 'worker' }, clock });
     nodes.push(second);
-    const reminder = await eventually(() => smtp.mails.find((m) => m.to.includes('kim@visitor.test') && m.raw.includes('Recordatorio')), 90_000, 250);
+    const reminder = await eventually(() => smtp.mails.find((m) => m.to.includes('kim@visitor.test') && m.raw.includes('Recordatorio')), 60_000, 250);
     expect(reminder).toBeDefined();
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     expect(smtp.mails.filter((m) => m.to.includes('kim@visitor.test') && m.raw.includes('Recordatorio'))).toHaveLength(1);
