@@ -5,7 +5,8 @@ import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { chooseEmbeddedEngine, recordHandler } from './db/engine-choice.js';
 import { EngineUnavailableError, findFerretDb, installFerretDb, superviseFerretDb, type EmbeddedEngine } from './db/embedded-engine.js';
 import { randomToken } from './shared/crypto.js';
-import { createNode, shippedLogger } from './app/node.js';
+import { createNode } from './app/node.js';
+import { shippedLogger } from './app/shipped-logger.js';
 import { seedDemo } from './app/seed.js';
 import { demoSeeders } from './app/demo-seeders.js';
 

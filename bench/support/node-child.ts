@@ -11,7 +11,8 @@ import { BUILT_SERVER, now, serve } from './children.js';
 import { traceChat } from './chat-trace.js';
 
 const { loadConfig } = (await import(`${BUILT_SERVER}/config/config.js`)) as typeof import('../../src/config/config.js');
-const { createNode, shippedLogger } = (await import(`${BUILT_SERVER}/app/node.js`)) as typeof import('../../src/app/node.js');
+const { createNode } = (await import(`${BUILT_SERVER}/app/node.js`)) as typeof import('../../src/app/node.js');
+const { shippedLogger } = (await import(`${BUILT_SERVER}/app/shipped-logger.js`)) as typeof import('../../src/app/shipped-logger.js');
 
 const config = loadConfig(process.env);
 const node = await createNode({

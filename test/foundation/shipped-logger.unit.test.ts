@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, test } from '@jest/globals';
-import { LOG_FLUSH_MS } from '../../src/app/node.js';
+import { LOG_FLUSH_MS } from '../../src/app/shipped-logger.js';
 
 /** Runs `body` in a fresh process with the shipped logger as `logger`; its stdout, as the operator's log collector reads it. */
 function stdoutOf(body: string): string {
-  const script = `import { shippedLogger } from './src/app/node.ts';\nconst logger = shippedLogger('info');\n${body}`;
+  const script = `import { shippedLogger } from './src/app/shipped-logger.ts';\nconst logger = shippedLogger('info');\n${body}`;
   const result = spawnSync('npx', ['tsx', '--eval', script], { encoding: 'utf8', timeout: 60_000 });
   if (result.status !== 0) throw new Error(`child failed (${result.status}): ${result.stderr}`);
   return result.stdout;
