@@ -28,7 +28,7 @@ interface Held<T> {
   loadedAt: number;
   lifetimeMs: number;
   ready: Promise<void>;
-  /** Settings changed, a gap in invalidations, or over the memory bound: no longer used (the next read loads again). */
+  /** A change of unknown posts, a gap in invalidations, or over the memory bound: no longer used (the next read loads again). */
   discarded: boolean;
   refreshing: Map<string, Promise<void>>;
   /** The whole read that replaces these items once their lifetime is over; they answer until it ends. */
@@ -38,9 +38,10 @@ interface Held<T> {
 /**
  * Each workspace's published items kept whole in this node, read once and then kept current one translation
  * group at a time: a post's publish, change or withdrawal (`contentTag` `group:<id>`, on every node) marks its
- * group, which the next reader reads again before it answers. A settings or category change, an invalidation
- * that names no group or a gap in the invalidations (`onResync`) drops the workspace's items, read whole again
- * by the next reader; past the safety lifetime they are read whole again in the background, answering
+ * group, which the next reader reads again before it answers. An invalidation of the workspace's posts that
+ * names no group or a gap in the invalidations (`onResync`) drops the workspace's items, read whole again by
+ * the next reader (a settings, category or navigation change keeps them: it changes no post, and a read of
+ * 100,000 posts takes over a minute on FerretDB); past the safety lifetime they are read whole again in the background, answering
  * meanwhile. While the bus is not live nothing is used (`items` answers undefined and the caller asks the
  * database), as with every other cache of a node.
  *
@@ -62,11 +63,9 @@ export class WorkspaceIndex<T> {
     bus.onInvalidate((tags) => {
       const named = new Set<string>();
       const everyPost = new Set<string>();
+      // A workspace's settings, categories or navigation (its `workspace:` tag) change no published post: the
+      // answers built from the items go (the content cache hears that tag), the items stay.
       for (const tag of tags) {
-        if (tag.startsWith('workspace:')) {
-          this.discard(tag.slice('workspace:'.length));
-          continue;
-        }
         const content = parseContentTag(tag);
         const held = content && this.held.get(content.workspaceId);
         if (!content || !held) continue;

@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.js';
-import { jsonBytes, workspaceTag } from '../cache/caches.js';
+import { jsonBytes } from '../cache/caches.js';
 import { fail } from '../shared/errors.js';
 import { type Workspace } from '../workspaces/workspaces.service.js';
 import { postTypeStore, type PostType } from './post-types.model.js';
@@ -42,7 +42,8 @@ export async function postTypesByIds(deps: Deps, workspaceId: string, ids: strin
   const key = `post-types:${workspaceId}`;
   const { value: kept, token } = deps.cache.computed.lookup<PostType[]>(key);
   const types = kept && ids.every((id) => kept.some((type) => type.id === id)) ? kept : await postTypeStore(deps.db).list(workspaceId);
-  if (types !== kept) deps.cache.computed.store(key, types, jsonBytes(types), [workspaceTag(workspaceId)], token);
+  // Under no tag: no write makes a kept type wrong (see above), so a settings change does not read them again.
+  if (types !== kept) deps.cache.computed.store(key, types, jsonBytes(types), [], token);
   const wanted = new Set(ids);
   return types.filter((type) => wanted.has(type.id));
 }

@@ -108,7 +108,7 @@ test('past the lifetime the kept posts answer at once while one read runs; a gro
   expect(counts.reads).toBe(2);
 });
 
-test('a settings change while that read runs drops the kept posts and the read: the next reader waits for a new one', async () => {
+test('a change of unknown posts while that read runs drops the kept posts and the read: the next reader waits for a new one', async () => {
   const counts = await indexOnALoneNode();
   const { index, bus, advance, finishRead } = counts;
   const first = index.items('ws');
@@ -116,11 +116,22 @@ test('a settings change while that read runs drops the kept posts and the read: 
   await first;
   advance(TTL + 1);
   expect(await index.items('ws')).toEqual(['a']);
-  await bus.publish(['workspace:ws']);
+  await bus.publish([contentTag('ws', 'posts')]);
   const next = index.items('ws');
   expect(counts.reads).toBe(3);
   await finishRead(5, ['read before the change']);
   await finishRead(5, ['read after it']);
   expect(await next).toEqual(['read after it']);
   expect(await index.items('ws')).toEqual(['read after it']);
+});
+
+test("a change of the workspace's settings, categories or navigation keeps its posts: nothing is read again", async () => {
+  const counts = await indexOnALoneNode();
+  const { index, bus, finishRead } = counts;
+  const first = index.items('ws');
+  await finishRead(5, ['a']);
+  await first;
+  await bus.publish(['workspace:ws']);
+  expect(await index.items('ws')).toEqual(['a']);
+  expect(counts.reads).toBe(1);
 });
