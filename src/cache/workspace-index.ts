@@ -42,8 +42,8 @@ interface Held<T> {
  * names no group or a gap in the invalidations (`onResync`) drops the workspace's items, read whole again by
  * the next reader (a settings, category or navigation change keeps them: it changes no post, and a read of
  * 100,000 posts takes over a minute on FerretDB); past the safety lifetime they are read whole again in the
- * background, answering meanwhile. While the bus is not live nothing is used (`items` answers undefined and the caller asks the
- * database), as with every other cache of a node.
+ * background, answering meanwhile. While the bus is not live nothing is used (`items` answers undefined and
+ * the caller asks the database), as with every other cache of a node.
  *
  * What it is for: FerretDB sorts, counts and filters in its own process after decoding every post of the
  * workspace, so a public list page that misses the content cache cost a whole read of the posts, twice (the
