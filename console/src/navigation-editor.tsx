@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { FieldIssue } from './api.js';
 import { hrefOf } from './router.js';
 import { error } from './store.js';
@@ -43,7 +43,9 @@ export function NavigationEditor({ id }: { id: string }) {
     if (posts.locales.value.length === 0) void posts.loadChoices();
   }, [editor]);
   const tree = editor.tree.value;
-  useEffect(() => {
+  // In the commit that rebuilt the tree, not after the next frame: the moved control's old element is gone,
+  // and until then the focus sat on the page itself (a screen reader says so; a loaded page kept it there).
+  useLayoutEffect(() => {
     if (!focusNext.current) return;
     document.getElementById(focusNext.current)?.focus();
     focusNext.current = null;
