@@ -7,7 +7,7 @@ import type { RouteDef } from './route.js';
 import { etagNamedBy } from './conditional-get.js';
 import { EXTERNAL_CORS_HEADERS, VARY_BY_CREDENTIAL } from './middleware.js';
 import { rateLimitHeaders, rateLimitValues } from './rate-limit.js';
-import { exchangeOf, logWhenDone, startExchange, type Exchange, type RequestIds } from './request-log.js';
+import { REQUEST_COMPLETED, exchangeOf, logWhenDone, requestLines, startExchange, type Exchange, type RequestIds } from './request-log.js';
 import { responseRecorder } from './recorder.js';
 
 /**
@@ -52,6 +52,7 @@ export function answerWriter({ logger, redact, requestIdOf, rateLimit, recordDir
   recordDir: string | undefined;
 }): AnswerWriter {
   const record = responseRecorder(recordDir);
+  const line = requestLines(logger);
   /**
    * The head of every kept answer: the id, under `/external` the fixed CORS and Vary headers, and for a
    * counted request the three its count fills in (the last two at `REMAINING_AT`, `RESET_AT` from the end);
@@ -87,7 +88,7 @@ export function answerWriter({ logger, redact, requestIdOf, rateLimit, recordDir
       const id = requestIdOf(req);
       const exchange = startExchange(req, { id, method: req.method, url: redact(req.method ?? '', req.url ?? '') });
       res.setHeader('X-Request-Id', id);
-      if (logger.isLevelEnabled('error')) logWhenDone(logger, req, res, exchange.logged, startedAt);
+      if (logger.isLevelEnabled('error')) logWhenDone(line, req, res, exchange.logged, startedAt);
       return exchange;
     },
     watch(def, req, res) {
@@ -99,7 +100,6 @@ export function answerWriter({ logger, redact, requestIdOf, rateLimit, recordDir
       // line here, without an exchange kept on it (nothing reads one after this).
       const exchange = exchangeOf(req);
       const logged = exchange?.logged ?? { id: requestIdOf(req), method: req.method, url: early?.url ?? redact(req.method ?? '', req.url ?? '') };
-      if (!exchange && logger.isLevelEnabled('info')) logWhenDone(logger, req, res, logged, early?.arrivedAt ?? Date.now());
       const notModified = answer.headers.ETag !== undefined && etagNamedBy(headerOf(req, 'if-none-match'), answer.headers.ETag);
       const tail = tailsOf(answer);
       const kind = def.path.startsWith('/external/') ? heads.external : heads.elsewhere;
@@ -116,6 +116,8 @@ export function answerWriter({ logger, redact, requestIdOf, rateLimit, recordDir
       res.writeHead(notModified ? 304 : 200, headers);
       if (notModified) res.end();
       else res.end(answer.bytes);
+      // A kept answer is handed to the socket whole by `end`: its line needs no wait for 'finish'.
+      if (!exchange && logger.isLevelEnabled('info')) line('info', logged, res.statusCode, Date.now() - (early?.arrivedAt ?? Date.now()), REQUEST_COMPLETED);
       // The body is recorded when it is JSON (feeds and the sitemap keep their own type).
       record?.kept(def, logged.url, res, notModified ? 304 : 200, notModified || answer.headers['Content-Type'] !== undefined ? undefined : answer.bytes);
     },

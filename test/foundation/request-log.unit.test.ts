@@ -1,5 +1,6 @@
-import { expect, test } from '@jest/globals';
-import { urlRedactor } from '../../src/http/request-log.js';
+import { describe, expect, test } from '@jest/globals';
+import { pino, type LoggerOptions } from 'pino';
+import { requestLines, urlRedactor } from '../../src/http/request-log.js';
 import { allRoutes } from '../../src/app/routes.js';
 
 /**
@@ -36,4 +37,45 @@ test('everything else of the URL is logged as sent', () => {
   expect(redact('GET', `/external/live-chat/conversations/${TOKEN}/messages?after=x`)).toBe('/external/live-chat/conversations/[redacted]/messages?after=x');
   expect(redact('GET', '/external/posts?publishableKey=pk_1&locale=de')).toBe('/external/posts?publishableKey=[redacted]&locale=de');
   expect(redact('GET', '/')).toBe('/');
+});
+
+/**
+ * The request line is the one a log collector parses for every request: written by `requestLines`, it is
+ * byte for byte the line the logger itself writes for the same fields, whatever the logger's bindings and
+ * options (a logger it cannot write for goes through `logger.info`).
+ */
+describe('the request line', () => {
+  const logged = { id: 'a1b2-3f', method: 'GET', url: '/external/posts?q="quoted" \\ é\n&locale=de' };
+  /** The line `requestLines` writes and the one `logger.info` writes for the same request, on one fixed clock. */
+  const bothLines = (options: LoggerOptions, bindings?: Record<string, unknown>) => {
+    const written: string[] = [];
+    const root = pino({ ...options, timestamp: () => ',"time":1795879720884' }, { write: (line: string) => written.push(line) });
+    const logger = bindings ? root.child(bindings) : root;
+    requestLines(logger)('info', logged, 304, 12, 'request completed');
+    logger.info({ req: logged, res: { statusCode: 304 }, responseTime: 12 }, 'request completed');
+    return written;
+  };
+
+  test.each<[string, LoggerOptions, Record<string, unknown> | undefined]>([
+    ['the shipped options', {}, undefined],
+    ['no base bindings', { base: undefined }, undefined],
+    ['a child logger', {}, { node: 'api-1', region: 'eu' }],
+    ['a mixin', { mixin: () => ({ tenant: 'hearth' }) }, undefined],
+    ['a log formatter', { formatters: { log: (fields) => ({ ...fields, formatted: true }) } }, undefined],
+    ['its own message key', { messageKey: 'message' }, undefined],
+    ['a req serializer', { serializers: { req: (req: { id: string }) => ({ id: req.id }) } }, undefined],
+    ['a nested key', { nestedKey: 'payload' }, undefined],
+    ['level labels', { formatters: { level: (label) => ({ level: label }) } }, undefined],
+  ])('with %s it is the line the logger writes', (_, options, bindings) => {
+    const [ours, logger] = bothLines(options, bindings);
+    expect(ours).toBe(logger);
+    expect(JSON.stringify(JSON.parse(ours))).toContain('"statusCode":304');
+  });
+
+  test('a line at error goes through the logger, with the error it names', () => {
+    const written: string[] = [];
+    const logger = pino({}, { write: (line: string) => written.push(line) });
+    requestLines(logger)('error', logged, 502, 40, 'request errored');
+    expect(JSON.parse(written[0])).toMatchObject({ level: 50, req: logged, res: { statusCode: 502 }, responseTime: 40, msg: 'request errored', err: { message: 'failed with status code 502' } });
+  });
 });
