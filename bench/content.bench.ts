@@ -27,7 +27,8 @@
  */
 import { benchEngine, benchRedis } from './support/environment.js';
 import { now, report, round, runBench } from './support/children.js';
-import { opsPerRequest, pool, startBare, startNode, type NodeChild } from './support/hearth.js';
+import { opsPerRequest, startBare, startNode, type NodeChild } from './support/hearth.js';
+import { seedPosts } from './support/content-seed.js';
 import { rawGet } from '../test/support/raw-http.js';
 import { CONNECTIONS, SECONDS, loadTool, measure, measurePaired, type LoadResult } from './support/load.js';
 import { createWorkspace, request } from '../test/support/harness.js';
@@ -36,22 +37,6 @@ const POSTS = Number(process.env.BENCH_POSTS ?? 60);
 const WARM_SAMPLE = 100;
 /** Hearth and the bare server take turns this many times (SECONDS / ROUNDS each), see `measurePaired`. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-
-async function seedPosts(url: string, ws: { id: string; token: string }): Promise<void> {
-  const body = (i: number) => `## Part ${i}\n\n${'Lorem ipsum dolor sit amet, **consectetur** adipiscing elit. '.repeat(20)}\n\n- one\n- two`;
-  const call = async (path: string, payload?: unknown) => {
-    const res = await request(url, `/admin/workspaces/${ws.id}${path}`, { token: ws.token, body: payload ?? {} });
-    if (res.status >= 300) throw new Error(`seeding ${path}: ${res.status} ${res.text}`);
-    return res.body as { id: string };
-  };
-  await pool(Math.ceil(POSTS / 2), 4, async (i) => {
-    const en = await call('/posts', { locale: 'en', slug: `post-${i}`, title: `Bread notes ${i}`, metaDescription: 'A benchmark post.', tags: ['bench'], authorName: 'Bench', contentMarkdown: body(i) });
-    await call(`/posts/${en.id}/publish`);
-    if (2 * i + 1 >= POSTS) return;
-    const de = await call('/posts', { locale: 'de', translationOf: en.id, slug: `beitrag-${i}`, title: `Brotnotizen ${i}`, metaDescription: 'Ein Beitrag.', tags: ['bench'], authorName: 'Bench', contentMarkdown: body(i) });
-    await call(`/posts/${de.id}/publish`);
-  });
-}
 
 await runBench(async (cleanup) => {
   const engine = await benchEngine('bench_content', cleanup);
@@ -62,7 +47,7 @@ await runBench(async (cleanup) => {
   cleanup(() => node.stop());
   const ws = await createWorkspace(node.url, { slug: 'bench', name: 'Bench', locales: ['en', 'de'], defaultLocale: 'en' });
   const seedStart = now();
-  await seedPosts(node.url, ws);
+  await seedPosts(node.url, ws, POSTS);
   console.log(`content bench on ${engine.kind}: ${POSTS} published posts seeded in ${((now() - seedStart) / 1000).toFixed(1)} s; load by ${loadTool()}, 1 thread, ${CONNECTIONS} connections, ${SECONDS} s`);
 
   const headers = { 'X-Api-Key': ws.apiKey };

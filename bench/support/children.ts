@@ -10,8 +10,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const BENCH_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
-/** The compiled server (`tsc -p tsconfig.build.json`), as a URL to import from. */
-export const BUILT_SERVER = pathToFileURL(join(BENCH_DIR, '..', 'dist')).href;
+/** The compiled server (`tsc -p tsconfig.build.json`), as a URL to import from; BENCH_BUILT_SERVER names another build (`bench:builds`). */
+export const BUILT_SERVER = process.env.BENCH_BUILT_SERVER ?? pathToFileURL(join(BENCH_DIR, '..', 'dist')).href;
 
 export const now = () => performance.timeOrigin + performance.now();
 
