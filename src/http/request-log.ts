@@ -59,7 +59,9 @@ export function requestLines(logger: Logger): RequestLine {
   const formatters = held[symbols.formattersSym] as { log?: unknown } | undefined;
   const hooks = held[symbols.hooksSym] as { streamWrite?: unknown } | undefined;
   const stream = held[symbols.streamSym] as { write?: unknown; [key: symbol]: unknown } | undefined;
+  const info = logger.levels.values.info as number | undefined;
   const plain =
+    info !== undefined &&
     held[symbols.mixinSym] == null &&
     formatters?.log === undefined &&
     hooks?.streamWrite === undefined &&
@@ -72,12 +74,13 @@ export function requestLines(logger: Logger): RequestLine {
     stream[symbols.needsMetadataGsym] !== true;
   if (!plain) return viaLogger;
   const write = (stream.write as (line: string) => unknown).bind(stream);
-  const infoPrefix = (held[symbols.lsCacheSym] as Record<number, string>)[logger.levels.values.info];
+  const infoPrefix = (held[symbols.lsCacheSym] as Record<number, string>)[info];
   const time = held[symbols.timeSym] as () => string;
   const end = held[symbols.endSym] as string;
   // Bindings are read per line: a logger's `setBindings` changes them.
   return (level, logged, statusCode, responseTime, msg) => {
     if (level !== 'info') return viaLogger(level, logged, statusCode, responseTime, msg);
+    if (logger.levelVal > info) return;
     const { id, method, url } = logged;
     write(
       `${infoPrefix}${time()}${held[symbols.chindingsSym] as string},"req":{"id":${JSON.stringify(id)}${method === undefined ? '' : `,"method":${JSON.stringify(method)}`},"url":${JSON.stringify(url)}},"res":{"statusCode":${statusCode}},"responseTime":${responseTime},"msg":${JSON.stringify(msg)}${end}`,

@@ -72,6 +72,19 @@ describe('the request line', () => {
     expect(JSON.stringify(JSON.parse(ours))).toContain('"statusCode":304');
   });
 
+  test('a logger above info (and one turned up later) gets no line at info', () => {
+    const written: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => written.push(line) });
+    const line = requestLines(logger);
+    line('info', logged, 200, 1, 'request completed');
+    expect(written).toEqual([]);
+    logger.level = 'info';
+    line('info', logged, 200, 1, 'request completed');
+    logger.level = 'error';
+    line('info', logged, 200, 1, 'request completed');
+    expect(written).toHaveLength(1);
+  });
+
   test('a line at error goes through the logger, with the error it names', () => {
     const written: string[] = [];
     const logger = pino({}, { write: (line: string) => written.push(line) });
