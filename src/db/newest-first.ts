@@ -1,5 +1,6 @@
 import { Schema, type Collection, type Connection } from 'mongoose';
 import { defineModel, isDuplicateKeyError } from './mongo.js';
+import { claimAll, wasClaimed } from './once.js';
 
 /**
  * Newest-first lists that read a few small groups of documents instead of every match.
@@ -49,35 +50,120 @@ interface SequenceDoc {
 
 const Sequences = defineModel('Sequence', new Schema<SequenceDoc>({ _id: { type: String, required: true }, value: { type: Number, required: true } }, { collection: 'sequences', versionKey: false }));
 
-/** Per-workspace counters, one document each, keyed `<workspaceId>:<list>`. */
+/** A take waiting for its numbers: how many, and where to answer the last. */
+interface WaitingTake {
+  count: number;
+  resolve: (last: number) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * What a node keeps of its sequences: the takes waiting on each key (present while one increment of it is
+ * under way), the buckets it saw claimed, and the top bucket it last found of each list.
+ */
+interface SequenceMemory {
+  waiting: Map<string, WaitingTake[]>;
+  claimed: Set<string>;
+  tops: Map<string, number>;
+}
+// Per database handle, as its document locks are; bounded like the other per-key memories.
+const memories = new WeakMap<Connection, SequenceMemory>();
+const REMEMBERED_BUCKETS_MAX = 10_000;
+
+function memoryOf(db: Connection): SequenceMemory {
+  let memory = memories.get(db);
+  if (!memory) memories.set(db, (memory = { waiting: new Map(), claimed: new Set(), tops: new Map() }));
+  if (memory.claimed.size > REMEMBERED_BUCKETS_MAX) memory.claimed.clear();
+  if (memory.tops.size > REMEMBERED_BUCKETS_MAX) memory.tops.clear();
+  return memory;
+}
+
+/**
+ * Per-workspace counters, one document each, keyed `<workspaceId>:<list>`, and the claims of the buckets
+ * their numbers fell in.
+ *
+ * On FerretDB an increment is a read and a write, and racing increments overwrite each other: 100 at once
+ * on one counter gave 3 distinct numbers, the counter fell back below numbers it had given (30 at once: the
+ * highest given 14, the counter left at 4), and at times they never all returned. So a node sends at most
+ * one increment of a counter at a time, for every take that waits meanwhile (one command for a burst).
+ * Nodes still race each other: a taker claims each bucket its numbers fall in (a unique `_id`, decided alike
+ * on every engine; once per bucket and node) before it answers, and a list's top bucket is found by climbing
+ * the claims from the counter's, so an item is never above the bucket its list is read from.
+ */
 export function sequenceStore(db: Connection) {
   const model = Sequences(db);
+  const memory = memoryOf(db);
+  const claimOf = (key: string, bucket: number) => `bucket:${key}#${bucket}`;
+  const claimBuckets = async (key: string, first: number, last: number) => {
+    const unclaimed: string[] = [];
+    for (let bucket = bucketOf(first); bucket <= bucketOf(last); bucket += 1) {
+      if (!memory.claimed.has(claimOf(key, bucket))) unclaimed.push(claimOf(key, bucket));
+    }
+    await claimAll(db, unclaimed);
+    for (const claim of unclaimed) memory.claimed.add(claim);
+  };
+  const increment = async (key: string, count: number): Promise<number> => {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        const doc = await model.findOneAndUpdate({ _id: key }, { $inc: { value: count } }, { upsert: true, returnDocument: 'after' }).lean<SequenceDoc>();
+        await claimBuckets(key, doc.value - count + 1, doc.value);
+        return doc.value;
+      } catch (error) {
+        // Two first takers (on two nodes) both tried to create the counter: the loser increments the winner's.
+        if (!isDuplicateKeyError(error) || attempt > 0) throw error;
+      }
+    }
+  };
+  /** Increments the key for every take waiting on it, one increment at a time, until none waits. */
+  const serve = async (key: string, waiting: WaitingTake[]) => {
+    while (waiting.length > 0) {
+      const takes = waiting.splice(0);
+      const total = takes.reduce((sum, each) => sum + each.count, 0);
+      try {
+        let last = (await increment(key, total)) - total;
+        for (const each of takes) each.resolve((last += each.count));
+      } catch (error) {
+        for (const each of takes) each.reject(error);
+      }
+    }
+    memory.waiting.delete(key);
+  };
+  const current = async (key: string) => (await model.findById(key).lean<SequenceDoc>())?.value ?? 0;
   return {
     /**
-     * Takes `count` numbers and answers the last one. Racing takers on FerretDB (whose increment is a read
-     * and a write) may be given the same number: buckets only need the numbers never to go back.
+     * Takes `count` numbers and answers the last one, its buckets claimed. Takers on two nodes at once may be
+     * given the same numbers, and the counter may fall back (see above): buckets need only the claims.
      */
-    async take(key: string, count = 1): Promise<number> {
-      for (let attempt = 0; ; attempt += 1) {
-        try {
-          const doc = await model.findOneAndUpdate({ _id: key }, { $inc: { value: count } }, { upsert: true, returnDocument: 'after' }).lean<SequenceDoc>();
-          return doc.value;
-        } catch (error) {
-          // Two first takers both tried to create the counter: the loser increments the winner's.
-          if (!isDuplicateKeyError(error) || attempt > 0) throw error;
-        }
-      }
+    take(key: string, count = 1): Promise<number> {
+      return new Promise((resolve, reject) => {
+        const waiting = memory.waiting.get(key);
+        if (waiting) return void waiting.push({ count, resolve, reject });
+        const started = [{ count, resolve, reject }];
+        memory.waiting.set(key, started);
+        void serve(key, started);
+      });
     },
-    /** The last number taken (0 when none). */
-    async current(key: string): Promise<number> {
-      return (await model.findById(key).lean<SequenceDoc>())?.value ?? 0;
+    /**
+     * The highest bucket any number of the list was taken in (OLDER_BUCKET when none): from the one this node
+     * found last (at first, the counter's), up the claims above it. One read of a claim by `_id` when
+     * nothing is newer.
+     */
+    async topBucket(key: string): Promise<number> {
+      let top = memory.tops.get(key);
+      if (top === undefined) {
+        const taken = await current(key);
+        top = taken > 0 ? bucketOf(taken) : OLDER_BUCKET;
+      }
+      while (await wasClaimed(db, claimOf(key, top + 1))) top += 1;
+      memory.tops.set(key, top);
+      return top;
     },
   };
 }
 
 export interface BucketWalk<T> {
-  /** The last number taken from the list's sequence. */
-  taken: number;
+  /** The list's top bucket (`topBucket`). */
+  top: number;
   /** How many items from the top of the list the page needs (its offset, its size, one more for `hasNext`). */
   wanted: number;
   /** The matching items of one bucket, in the list's own order. */
@@ -92,7 +178,7 @@ export interface BucketWalk<T> {
 export async function walkNewestFirst<T>(walk: BucketWalk<T>): Promise<T[] | null> {
   if (walk.wanted > MAX_BUCKETS_WALKED * BUCKET_SIZE) return null;
   const found: T[] = [];
-  let bucket = walk.taken > 0 ? bucketOf(walk.taken) : OLDER_BUCKET;
+  let bucket = walk.top;
   let walked = 0;
   while (bucket >= OLDER_BUCKET && found.length < walk.wanted) {
     if (walked >= MAX_BUCKETS_WALKED) return null;

@@ -1,5 +1,5 @@
 import { Schema, type Connection } from 'mongoose';
-import { defineModel, nullOnDuplicate } from './mongo.js';
+import { defineModel, isDuplicateKeyError, nullOnDuplicate } from './mongo.js';
 
 interface OnceClaimDoc {
   _id: string;
@@ -16,6 +16,24 @@ const OnceClaims = defineModel('OnceClaim', new Schema<OnceClaimDoc>({ _id: { ty
  */
 export async function claimOnce(db: Connection, key: string): Promise<boolean> {
   return (await nullOnDuplicate(() => OnceClaims(db).create({ _id: key, at: new Date() }))) !== null;
+}
+
+/** `claimOnce` of each key, in one insert: every key is claimed afterwards, whoever claimed it first. */
+export async function claimAll(db: Connection, keys: readonly string[]): Promise<void> {
+  if (keys.length === 0) return;
+  const at = new Date();
+  try {
+    await OnceClaims(db).insertMany(keys.map((key) => ({ _id: key, at })), { ordered: false });
+  } catch (error) {
+    const writeErrors = (error as { writeErrors?: { code?: number; err?: { code?: number } }[] }).writeErrors;
+    // Keys claimed before are what a racing claimer leaves: anything else is a failed claim.
+    if (!(writeErrors?.every((each) => (each.code ?? each.err?.code) === 11000) ?? isDuplicateKeyError(error))) throw error;
+  }
+}
+
+/** True once anyone claimed `key`. */
+export async function wasClaimed(db: Connection, key: string): Promise<boolean> {
+  return (await OnceClaims(db).exists({ _id: key })) !== null;
 }
 
 /**

@@ -99,7 +99,7 @@ export function tenantScope<D extends TenantDoc>(model: Model<D>) {
       const offset = offsetOf(request);
       const counted = request.withTotal === false ? null : model.countDocuments(scoped(workspaceId, filter)).exec();
       const walked = await walkNewestFirst({
-        taken: await sequences.current(list.sequence),
+        top: await sequences.topBucket(list.sequence),
         wanted: offset + request.limit + 1,
         read: (bucket) => model.find(scoped(workspaceId, { ...filter, [list.field]: bucket })).sort(list.sort).lean<D[]>(),
       });

@@ -3,7 +3,7 @@ import { Types } from 'mongoose';
 import { startServices, newWorkspace, type ServiceHarness } from '../support/service-harness.js';
 import { uniqueDbName, watchingCommands, type DriverCommand } from '../support/harness.js';
 import type { Workspace } from '../../src/workspaces/workspaces.service.js';
-import { BUCKET_SIZE } from '../../src/db/newest-first.js';
+import { BUCKET_SIZE, sequenceStore } from '../../src/db/newest-first.js';
 import { createPost, deletePost, listPostsAdmin } from '../../src/posts/posts.service.js';
 import { postStore } from '../../src/posts/posts.model.js';
 import { listPostTypes } from '../../src/posts/post-types.service.js';
@@ -116,6 +116,45 @@ describe('posts', () => {
     const pages: string[] = [];
     for (let page = 1; (page - 1) * 50 < all.length; page += 1) pages.push(...(await pageIds(page, 50)).ids);
     expect(pages).toEqual(all);
+  });
+});
+
+describe('numbers taken at once', () => {
+  test('takes of one counter at once on one node get distinct numbers, from one increment while the first is under way', async () => {
+    const sequences = sequenceStore(services.deps.db);
+    const increments: unknown[] = [];
+    const taken = await watchingCommands(
+      services,
+      (event) => event.commandName === 'findAndModify' && event.command.findAndModify === 'sequences' && increments.push(event.command),
+      () => Promise.all([sequences.take('at-once'), ...Array.from({ length: 99 }, (_, i) => sequences.take('at-once', i % 2 === 0 ? 1 : 2))]),
+    );
+    // 1 + 50 ones + 49 twos: every number from 1 to 149 given once, each take its own.
+    const given = new Set<number>();
+    taken.forEach((last, i) => {
+      const count = i === 0 || (i - 1) % 2 === 0 ? 1 : 2;
+      for (let number = last - count + 1; number <= last; number += 1) given.add(number);
+    });
+    expect(given.size).toBe(149);
+    expect(Math.max(...given)).toBe(149);
+    expect(increments).toHaveLength(2);
+  });
+
+  test('a counter fallen back below numbers it gave (racing increments on two nodes leave it so) hides no post from the list', async () => {
+    const { workspace: racing } = await newWorkspace(services.deps);
+    const blogId = (await listPostTypes(services.deps, racing)).find((type) => type.slug === 'blog')!.id;
+    await postStore(services.deps.db).importPublished(racing.id, Array.from({ length: BUCKET_SIZE - 4 }, (_, i) => imported(i, blogId)));
+    // The last five cross into the next bucket.
+    for (let i = 0; i < 5; i += 1) await createPost(services.deps, racing, { locale: 'en', slug: `raced-${i}`, title: `Raced ${i}` });
+    await services.deps.db.collection<{ _id: string; value: number }>('sequences').updateOne({ _id: `${racing.id}:posts` }, { $set: { value: BUCKET_SIZE - 4 } });
+    const all = (await services.deps.db.collection('posts').find({ workspaceId: new Types.ObjectId(racing.id) }).sort({ _id: -1 }).toArray()).map((doc) => doc._id.toHexString());
+    // Another node, which has not read the list before: it starts from the counter.
+    const other = await startServices({ redis: true, dbName });
+    try {
+      const first = await listPostsAdmin(other.deps, racing, { page: 1, limit: 25, view: 'summary' });
+      expect(first.items.map((item) => item.post.id)).toEqual(all.slice(0, 25));
+    } finally {
+      await other.close();
+    }
   });
 });
 
