@@ -77,7 +77,7 @@ describe('posts', () => {
     }
   });
 
-  test('the first page reads the newest buckets only: the sequence, then bucket by bucket', async () => {
+  test('the first page reads the newest buckets only: the top bucket, then bucket by bucket', async () => {
     const { result, filters } = await findsOn('posts', () => pageIds(1, 25));
     expect(result.ids).toEqual((await reference()).slice(0, 25));
     expect(filters.length).toBeGreaterThan(0);
