@@ -70,8 +70,9 @@ export function deliveryLogStore(db: Connection) {
   return {
     /**
      * Takes `count` numbers of the workspace's counter and answers the first. Racing takers on FerretDB (an
-     * increment there is a read and a write) may be given the same numbers: the pruning only needs them
-     * never to go back.
+     * increment there is a read and a write) may be given the same numbers, and the counter may fall back
+     * below numbers it gave (`newest-first.ts`): the pruning then keeps more for a while, never less (it
+     * keeps what is above the counter, and passes a block only once the counter is past it).
      */
     async take(workspaceId: string, count: number): Promise<number> {
       for (let attempt = 0; ; attempt += 1) {
