@@ -19,6 +19,8 @@ const ALLOWED: Record<string, string> = {
   'db/document-locks.ts:locksOf': 'held by the connection',
   // Each node's engine traits are attached to its own connection by `attachEngineTraits` in wire().
   'db/engine-traits.ts:traitsOf': 'held by the connection',
+  // Each node's waiting takes and known buckets belong to its own connection, made on first use and gone with it.
+  'db/newest-first.ts:memories': 'held by the connection',
 };
 
 function sourceFiles(dir: string): string[] {
