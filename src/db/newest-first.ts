@@ -85,7 +85,7 @@ function memoryOf(db: Connection): SequenceMemory {
  * On FerretDB an increment is a read and a write, and racing increments overwrite each other: 100 at once
  * on one counter gave 3 distinct numbers, the counter fell back below numbers it had given (30 at once: the
  * highest given 14, the counter left at 4), and at times they never all returned. So a node sends at most
- * one increment of a counter at a time, for every take that waits meanwhile (one command for a burst).
+ * one increment of a counter at a time, for every take that waits meanwhile (a burst costs two, not one each).
  * Nodes still race each other: a taker claims each bucket its numbers fall in (a unique `_id`, decided alike
  * on every engine; once per bucket and node) before it answers, and a list's top bucket is found by climbing
  * the claims from the counter's, so an item is never above the bucket its list is read from.
