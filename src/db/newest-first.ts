@@ -73,10 +73,9 @@ const REMEMBERED_BUCKETS_MAX = 10_000;
 function memoryOf(db: Connection): SequenceMemory {
   let memory = memories.get(db);
   if (!memory) memories.set(db, (memory = { waiting: new Map(), claimed: new Set(), tops: new Map() }));
-  if (memory.claimed.size > REMEMBERED_BUCKETS_MAX) memory.claimed.clear();
-  if (memory.tops.size > REMEMBERED_BUCKETS_MAX) memory.tops.clear();
   return memory;
 }
+
 
 /**
  * Per-workspace counters, one document each, keyed `<workspaceId>:<list>`, and the claims of the buckets
@@ -100,6 +99,8 @@ export function sequenceStore(db: Connection) {
       if (!memory.claimed.has(claimOf(key, bucket))) unclaimed.push(claimOf(key, bucket));
     }
     await claimAll(db, unclaimed);
+    // Forgetting costs one more read (a claim made again, a top found again from the counter), never a wrong answer.
+    if (memory.claimed.size + unclaimed.length > REMEMBERED_BUCKETS_MAX) memory.claimed.clear();
     for (const claim of unclaimed) memory.claimed.add(claim);
   };
   const increment = async (key: string, count: number): Promise<number> => {
@@ -155,6 +156,7 @@ export function sequenceStore(db: Connection) {
         top = taken > 0 ? bucketOf(taken) : OLDER_BUCKET;
       }
       while (await wasClaimed(db, claimOf(key, top + 1))) top += 1;
+      if (memory.tops.size >= REMEMBERED_BUCKETS_MAX) memory.tops.clear();
       memory.tops.set(key, top);
       return top;
     },
