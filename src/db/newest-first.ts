@@ -76,7 +76,6 @@ function memoryOf(db: Connection): SequenceMemory {
   return memory;
 }
 
-
 /**
  * Per-workspace counters, one document each, keyed `<workspaceId>:<list>`, and the claims of the buckets
  * their numbers fell in.
