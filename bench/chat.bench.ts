@@ -62,7 +62,7 @@ async function printBreakdown(nodes: NodeChild[], sentAt: Map<string, number>, r
 await runBench(async (cleanup) => {
   const engine = await benchEngine('bench_chat', cleanup);
   const redisUrl = await benchRedis(cleanup);
-  const cluster = await startCluster({ uri: engine.uri, dbName: engine.dbName, redisUrl }, cleanup, { nodes: 2, sticky: TRANSPORT === 'polling' });
+  const cluster = await startCluster({ engine, redisUrl }, cleanup, { nodes: 2, sticky: TRANSPORT === 'polling' });
   const { nodes } = cluster;
   const kill = process.env.BENCH_KILL === '1' && cluster.balancer !== null;
   // Behind HAProxy everything goes through it; otherwise the bench spreads visitors and replies over the nodes.

@@ -78,7 +78,7 @@ await runBench(async (cleanup) => {
   if (loadTool() !== 'wrk') throw new Error('bench:churn needs wrk (apt-get install wrk) for its URL mix');
   const engine = await benchEngine('bench_churn', cleanup);
   const redisUrl = await benchRedis(cleanup);
-  const cluster = await startCluster({ uri: engine.uri, dbName: engine.dbName, redisUrl }, cleanup, { nodes: 1 });
+  const cluster = await startCluster({ engine, redisUrl }, cleanup, { nodes: 1 });
   const node = { url: cluster.url, commands: cluster.commands };
   const killAt = process.env.BENCH_KILL === '1' && cluster.nodes.length > 1 ? SECONDS * 500 : null;
   const a = await createWorkspace(node.url, { slug: 'churn-a', name: 'Churn A' });

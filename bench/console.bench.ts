@@ -325,7 +325,7 @@ await runBench(async (cleanup) => {
   const engine = await benchEngine('bench_console', cleanup);
   const redisUrl = await benchRedis(cleanup);
   // `error`: each seeded mail otherwise logs a warning (no SMTP server here, kept as unsent).
-  const node = await startNode({ uri: engine.uri, dbName: engine.dbName, redisUrl, env: { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'error' } });
+  const node = await startNode({ engine, redisUrl, env: { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'error' } });
   cleanup(() => node.stop());
   const url = node.url;
 

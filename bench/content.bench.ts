@@ -43,7 +43,7 @@ await runBench(async (cleanup) => {
   // One node without jobs (reads need none), so the command count is the requests' own; with Redis, as
   // nodes run in production: the rate limit is counted there and the cache listens for invalidations.
   const redisUrl = await benchRedis(cleanup);
-  const node = await startNode({ uri: engine.uri, dbName: engine.dbName, redisUrl, role: 'api', logLevel: 'info' });
+  const node = await startNode({ engine, redisUrl, role: 'api', logLevel: 'info' });
   cleanup(() => node.stop());
   const ws = await createWorkspace(node.url, { slug: 'bench', name: 'Bench', locales: ['en', 'de'], defaultLocale: 'en' });
   const seedStart = now();

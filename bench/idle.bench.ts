@@ -81,7 +81,7 @@ await runBench(async (cleanup) => {
   async function measure(name: string, collection: string, docs: (from: number, to: number) => Document[]) {
     for (let from = 0; from < REMINDERS; from += 2_000) await db.collection(collection).insertMany(docs(from, Math.min(REMINDERS, from + 2_000)), { ordered: false });
     const starting = now();
-    const node = await startNode({ uri: engine.uri, dbName: engine.dbName, role: 'worker' });
+    const node = await startNode({ engine, role: 'worker' });
     const readySeconds = (now() - starting) / 1000;
     await sleep(WARM_S * 1000);
     const nodePid = node.process.pid!;

@@ -138,7 +138,7 @@ interface RowFigures {
 async function runRow(label: string, engine: BenchEngine, redisUrl: string, images: Buffer[], env: Record<string, string>, cleanup: (step: () => Promise<unknown>) => void): Promise<RowFigures> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hearth-bench-media-'));
   cleanup(async () => rmSync(dataDir, { recursive: true, force: true }));
-  const node = await startNode({ uri: engine.uri, dbName: engine.dbName, redisUrl, role: 'api', env: { DATA_DIR: dataDir, ...env } });
+  const node = await startNode({ engine, redisUrl, role: 'api', env: { DATA_DIR: dataDir, ...env } });
   cleanup(() => node.stop());
   const pid = node.process.pid!;
   const ws = await createWorkspace(node.url, { slug: `media-${label}`, name: `Media ${label}` });

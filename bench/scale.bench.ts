@@ -113,7 +113,7 @@ await runBench(async (cleanup) => {
   // BENCH_DELIVERY_MAX: the workspace may keep that many deliveries (default 10,000: the pruning then deletes the
   // seeded ones beyond it, a one-time catch-up), so the history is kept at rest.
   const nodeEnv = { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', CONTENT_CACHE_MB: '0', ...(process.env.BENCH_DELIVERY_MAX ? { WEBHOOK_DELIVERY_MAX_PER_WORKSPACE: process.env.BENCH_DELIVERY_MAX } : {}) };
-  let node: NodeChild = await startNode({ uri: engine.uri, dbName: engine.dbName, redisUrl, env: nodeEnv });
+  let node: NodeChild = await startNode({ engine, redisUrl, env: nodeEnv });
   const ws = await createWorkspace(node.url, { locales: ['en'], defaultLocale: 'en' });
   const ok = async (what: string, answer: Promise<ApiResponse>, status = 200) => {
     const res = await answer;
@@ -145,7 +145,7 @@ await runBench(async (cleanup) => {
   }
 
   const starting = now();
-  node = await startNode({ uri: engine.uri, dbName: engine.dbName, redisUrl, env: nodeEnv });
+  node = await startNode({ engine, redisUrl, env: nodeEnv });
   cleanup(() => node.stop());
   const readySeconds = (now() - starting) / 1000;
 

@@ -85,7 +85,7 @@ await runBench(async (cleanup) => {
   // One node reads no Redis unless REDIS_URL names one; several share one, as they must.
   const several = kill || process.env.BENCH_HAPROXY === '1' || Number(process.env.BENCH_NODES ?? 1) > 1;
   const redisUrl = several ? await benchRedis(cleanup) : (process.env.REDIS_URL ?? '');
-  const cluster = await startCluster({ uri: engine.uri, dbName: engine.dbName, redisUrl, env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } }, cleanup, { nodes: kill ? 3 : 1 });
+  const cluster = await startCluster({ engine, redisUrl, env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } }, cleanup, { nodes: kill ? 3 : 1 });
   const node = cluster.nodes[0];
   const survivors = () => (kill ? cluster.nodes.slice(1) : cluster.nodes);
   console.log(

@@ -40,6 +40,7 @@ async function main(): Promise<void> {
 
   let engine: EmbeddedEngine | undefined;
   let mongoUri = config.MONGODB_URI;
+  let ferretDbPostgresqlUrl = config.FERRETDB_POSTGRESQL_URL;
   if (!mongoUri && !embeddedDefault) {
     console.error('MONGODB_URI is required in production (the embedded FerretDB engine is for development only).');
     process.exit(1);
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
         error: (message) => logger.error(message),
       });
       mongoUri = engine.uri;
+      ferretDbPostgresqlUrl = postgresqlUrl;
       recordHandler(engineDir, handler);
       // However this process ends (a shutdown past its deadline, a crash), the engine ends with it; only a
       // SIGKILL of the server leaves it, and the next start ends it through the pid file.
@@ -75,6 +77,7 @@ async function main(): Promise<void> {
     config: {
       ...config,
       MONGODB_URI: mongoUri,
+      FERRETDB_POSTGRESQL_URL: ferretDbPostgresqlUrl,
       KEY_ENCRYPTION_SECRET: config.KEY_ENCRYPTION_SECRET ?? persistedSecret(dataDir, 'key-encryption-secret', 32),
       ADMIN_EMAIL: adminEmail,
       ADMIN_PASSWORD: adminPassword,

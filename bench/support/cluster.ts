@@ -6,7 +6,7 @@
  */
 import { startLoadBalancer, type RunningService } from '../../test/support/services.js';
 import { ensureHaproxy } from '../../test/support/system-tools.js';
-import { startNode, type NodeChild } from './hearth.js';
+import { startNode, type NodeChild, type NodeEngine } from './hearth.js';
 
 export interface Cluster {
   url: string;
@@ -23,7 +23,7 @@ export interface Cluster {
 export const BEHIND_HAPROXY = process.env.BENCH_HAPROXY === '1';
 
 export async function startCluster(
-  options: { uri: string; dbName: string; redisUrl: string; role?: 'all' | 'api' | 'worker'; env?: Record<string, string> },
+  options: { engine: NodeEngine; redisUrl: string; role?: 'all' | 'api' | 'worker'; env?: Record<string, string> },
   cleanup: (step: () => Promise<unknown>) => void,
   defaults: { nodes: number; sticky?: boolean },
 ): Promise<Cluster> {

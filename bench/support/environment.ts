@@ -11,6 +11,8 @@ export interface BenchEngine {
   dbName: string;
   /** `ferretdb-sqlite`, `ferretdb-postgresql`, `mongodb`, or what `BENCH_ENGINE` names. */
   kind: string;
+  /** FerretDB on PostgreSQL started by this bench: its PostgreSQL database (nodes index it, `FERRETDB_POSTGRESQL_URL`). */
+  postgresqlUrl?: string;
   /** The engine's process when this bench started it (FerretDB), for CPU readings. */
   pid: number | null;
   stop(): Promise<void>;
@@ -29,7 +31,7 @@ export async function benchEngine(prefix: string, cleanup: (step: () => Promise<
   if (process.env.BENCH_ENGINE === 'sqlite') process.env.HEARTH_TEST_ENGINE = 'sqlite';
   const engine = await startEngine();
   cleanup(() => engine.stop());
-  return { uri: engine.url, dbName, kind: engine.kind ?? 'ferretdb-sqlite', pid: engine.pid ?? null, stop: () => engine.stop() };
+  return { uri: engine.url, dbName, kind: engine.kind ?? 'ferretdb-sqlite', postgresqlUrl: engine.postgresqlUrl, pid: engine.pid ?? null, stop: () => engine.stop() };
 }
 
 export async function benchRedis(cleanup: (step: () => Promise<unknown>) => void): Promise<string> {

@@ -9,6 +9,13 @@ import type { RawAnswer } from '../../test/support/raw-http.js';
 import { BENCH_DIR, now, spawnChild, type Child } from './children.js';
 import { withCommandMonitoring } from './environment.js';
 
+/** The database a bench node uses: the engine's URI, the database, and the PostgreSQL behind a FerretDB on PostgreSQL. */
+export interface NodeEngine {
+  uri: string;
+  dbName: string;
+  postgresqlUrl?: string;
+}
+
 export interface NodeChild extends Child {
   url: string;
   /** Driver commands this node has sent since it started. */
@@ -35,7 +42,7 @@ function buildServer(): void {
  * them, not to the bench's terminal. BENCH_NODE_FLAGS
  * (space-separated) adds node flags to every node, e.g. `--perf-basic-prof` to profile one with `perf`.
  */
-export async function startNode(options: { uri: string; dbName: string; redisUrl?: string; role?: 'all' | 'api' | 'worker'; logLevel?: string; env?: Record<string, string> }): Promise<NodeChild> {
+export async function startNode(options: { engine: NodeEngine; redisUrl?: string; role?: 'all' | 'api' | 'worker'; logLevel?: string; env?: Record<string, string> }): Promise<NodeChild> {
   buildServer();
   const logLevel = process.env.BENCH_LOG_LEVEL ?? options.logLevel ?? 'warn';
   const logDir = ['info', 'debug', 'trace'].includes(logLevel) ? mkdtempSync(join(tmpdir(), 'hearth-bench-log-')) : undefined;
@@ -44,8 +51,9 @@ export async function startNode(options: { uri: string; dbName: string; redisUrl
     NODE_ENV: 'production',
     PORT: '0',
     HOST: '127.0.0.1',
-    MONGODB_URI: withCommandMonitoring(options.uri),
-    MONGODB_DB: options.dbName,
+    MONGODB_URI: withCommandMonitoring(options.engine.uri),
+    MONGODB_DB: options.engine.dbName,
+    FERRETDB_POSTGRESQL_URL: options.engine.postgresqlUrl ?? '',
     REDIS_URL: options.redisUrl ?? '',
     NODE_ROLE: options.role ?? 'all',
     ADMIN_EMAIL: OPERATOR.email,

@@ -8,6 +8,8 @@ import { connectMongo, convertHexStringsToObjectIds, ensureIndexes } from '../db
 import { closeRedis, connectRedis } from '../db/redis.js';
 import { attachDocumentLocks } from '../db/document-locks.js';
 import { attachEngineTraits } from '../db/engine-traits.js';
+import { indexFerretDbFilters } from '../db/postgres-filter-indexes.js';
+import { redactUrl } from '../db/postgres-probe.js';
 import { EventBus } from '../events/events.js';
 import { Caches } from '../cache/caches.js';
 import { AVAILABILITY_HORIZON_MS } from '../appointments/availability.service.js';
@@ -108,6 +110,7 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
     mediaVariants: new ByteLru({ maxBytes: config.MEDIA_VARIANT_CACHE_MB * 1024 * 1024, ttlMs: 24 * 3600_000 }),
   };
   await ensureIndexes(db);
+  if (config.FERRETDB_POSTGRESQL_URL) await indexEngineFilters(config.FERRETDB_POSTGRESQL_URL, config.MONGODB_DB, logger);
   // The collection whose reads depend on it exists once its indexes do.
   await attachEngineTraits(db, 'appointments');
   await upgradeStorage(db, logger, clock);
@@ -129,6 +132,19 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
       if (redis) await closeRedis(redis);
     },
   };
+}
+
+/**
+ * FerretDB on PostgreSQL: the indexes that serve its filters there (`db/postgres-filter-indexes.ts`). Without
+ * them every answer is the same, only slower, so a failure is logged and the node starts.
+ */
+async function indexEngineFilters(url: string, database: string, logger: Logger): Promise<void> {
+  try {
+    const outcome = await indexFerretDbFilters(url, database, logger);
+    if (outcome.created > 0) logger.info(outcome, 'engine indexes made for FerretDB on PostgreSQL');
+  } catch (error) {
+    logger.warn({ err: error, postgresql: redactUrl(url) }, 'engine indexes for FerretDB on PostgreSQL not made: its queries read whole tables');
+  }
 }
 
 /** How long a closing node waits for its webhook attempts in flight to be answered and recorded (`main` ends a shutdown after 10 s). */

@@ -99,6 +99,11 @@ const configSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .default('postgres://postgres@127.0.0.1:5432/hearth'),
   /**
+   * When MONGODB_URI is a FerretDB on PostgreSQL: that PostgreSQL database. The node adds there the indexes that
+   * serve FerretDB's filters (`db/postgres-filter-indexes.ts`). `npm start` sets it for its embedded engine.
+   */
+  FERRETDB_POSTGRESQL_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  /**
    * Media uploads: the largest file accepted (bytes); a bigger upload is refused while it streams (413). At
    * most 5 GiB, what one S3 put carries.
    */

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { createServer, connect } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ferretDbPostgresqlUrl } from './postgres-filter-indexes.js';
 
 /**
  * The embedded default engine: FerretDB 1.24 on SQLite, started as a child process when no MONGODB_URI
@@ -135,7 +136,7 @@ export async function startFerretDb(options: FerretDbOptions): Promise<EmbeddedE
   const child = spawn(
     options.binary,
     [
-      ...(options.postgresqlUrl ? ['--handler=postgresql', `--postgresql-url=${options.postgresqlUrl}`] : ['--handler=sqlite', `--sqlite-url=file:${dataDir}/`]),
+      ...(options.postgresqlUrl ? ['--handler=postgresql', `--postgresql-url=${ferretDbPostgresqlUrl(options.postgresqlUrl)}`] : ['--handler=sqlite', `--sqlite-url=file:${dataDir}/`]),
       `--state-dir=${dataDir}`,
       `--listen-addr=127.0.0.1:${port}`,
       '--debug-addr=-',

@@ -27,6 +27,7 @@ export default async function globalSetup(): Promise<void> {
     started.push(engine);
     process.env.TEST_MONGODB_URI = engine.url;
     process.env.TEST_ENGINE_KIND = engine.kind;
+    if (engine.postgresqlUrl) process.env.TEST_FERRETDB_POSTGRESQL_URL = engine.postgresqlUrl;
   }
   if (process.env.REDIS_URL) process.env.TEST_REDIS_URL = process.env.REDIS_URL;
   else {

@@ -32,6 +32,8 @@ export async function startTestNode(options: TestNodeOptions = {}): Promise<Hear
     PORT: '0',
     HOST: '127.0.0.1',
     MONGODB_URI: process.env.TEST_MONGODB_URI,
+    // The PostgreSQL behind the run's engine; a node given another engine has none unless its test says.
+    FERRETDB_POSTGRESQL_URL: options.env?.MONGODB_URI ? undefined : process.env.TEST_FERRETDB_POSTGRESQL_URL,
     MONGODB_DB: options.dbName ?? uniqueDbName(),
     REDIS_URL: redisUrl,
     ADMIN_EMAIL: OPERATOR.email,

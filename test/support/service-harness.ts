@@ -24,6 +24,7 @@ export async function startServices(
   const config = loadConfig({
     NODE_ENV: 'test',
     MONGODB_URI: options.mongoUri ?? process.env.TEST_MONGODB_URI,
+    FERRETDB_POSTGRESQL_URL: options.mongoUri ? undefined : process.env.TEST_FERRETDB_POSTGRESQL_URL,
     MONGODB_DB: options.dbName ?? uniqueDbName('s'),
     REDIS_URL: options.redis ? process.env.TEST_REDIS_URL : undefined,
     ADMIN_EMAIL: OPERATOR.email,

@@ -12,6 +12,8 @@ export interface RunningService {
   /** For engines: `ferretdb-postgresql` or `ferretdb-sqlite`. */
   kind?: string;
   port: number;
+  /** FerretDB on PostgreSQL: its PostgreSQL database (a node's `FERRETDB_POSTGRESQL_URL`). */
+  postgresqlUrl?: string;
   /** The server's process (engines: to read its CPU time). */
   pid?: number;
   stop(): Promise<void>;
@@ -174,6 +176,7 @@ export async function startEngine(handler?: EngineHandler): Promise<RunningServi
   return {
     url: engine.uri,
     kind: postgres ? 'ferretdb-postgresql' : 'ferretdb-sqlite',
+    postgresqlUrl: postgres?.url,
     port,
     pid: engine.pid,
     stop: async () => {
