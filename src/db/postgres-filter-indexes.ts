@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { withPostgres } from './postgres-probe.js';
+import { sqlStateOf, withPostgres } from './postgres-probe.js';
 
 /**
  * Indexes that serve FerretDB's filters on PostgreSQL.
@@ -49,7 +49,6 @@ export interface FilterIndexesLog {
 const SQLSTATE_UNDEFINED_TABLE = '42P01';
 const SQLSTATE_UNIQUE_VIOLATION = '23505';
 const SQLSTATE_DUPLICATE_TABLE = '42P07';
-const sqlStateOf = (error: unknown) => (error !== null && typeof error === 'object' && 'code' in error ? String(error.code) : undefined);
 
 /**
  * Makes the missing indexes of the FerretDB database `schema` (FerretDB's name for its PostgreSQL schema) on

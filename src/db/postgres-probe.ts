@@ -37,7 +37,7 @@ export async function withPostgres<T>(url: string, timeoutMs: number, work: (cli
 }
 
 /** SQLSTATE of a server's refusal, if it was one. */
-const sqlStateOf = (error: unknown) => (error !== null && typeof error === 'object' && 'code' in error ? String(error.code) : undefined);
+export const sqlStateOf = (error: unknown) => (error !== null && typeof error === 'object' && 'code' in error ? String(error.code) : undefined);
 
 /**
  * Makes sure the database `url` names exists and takes connections: connects to it, and when the server
