@@ -7,8 +7,12 @@
  *   there as `npm start` compiles; the working tree into `dist/` as every bench does.
  * - Both nodes run on one engine and one Redis, logging each request as shipped (`info`, to a file), and
  *   serve one workspace of BENCH_POSTS published posts (default 60).
- * - `GET /external/posts?limit=50` and `GET /external/posts/post-0`, warm, loaded by wrk: after two
- *   seconds each, the two nodes take turns BENCH_ROUNDS times (default 10) for two seconds each.
+ * - Before anything is measured, each node answers the same team traffic through Express (TEAM_REQUESTS
+ *   admin reads of the posts), as a node in use has: the requests the fast path serves share Node's HTTP
+ *   code with them, and what they leave in V8 (one seeded node, one not) told the two builds apart before.
+ * - `GET /external/posts?limit=50` and `GET /external/posts/post-0`, warm (the fast path), and `GET /healthz`
+ *   (answered by Express), loaded by wrk: after two seconds each, the two nodes take turns BENCH_ROUNDS times
+ *   (default 10) for two seconds each.
  * - Reported per read: each node's rate and CPU time per request, and the ratios (baseline / working tree
  *   for the CPU time, working tree / baseline for the rate: above 1 is faster).
  *
@@ -24,12 +28,13 @@ import { BENCH_DIR, report, round, runBench } from './support/children.js';
 import { startNode, type NodeChild } from './support/hearth.js';
 import { seedPosts } from './support/content-seed.js';
 import { measure, measurePaired } from './support/load.js';
-import { createWorkspace } from '../test/support/harness.js';
+import { createWorkspace, request } from '../test/support/harness.js';
 
 const BASELINE = process.env.BENCH_BASELINE ?? 'HEAD';
 const POSTS = Number(process.env.BENCH_POSTS ?? 60);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const REPO = join(BENCH_DIR, '..');
+const TEAM_REQUESTS = 1_000;
 
 function run(command: string, args: string[], cwd: string): string {
   const result = spawnSync(command, args, { cwd, encoding: 'utf8' });
@@ -62,13 +67,19 @@ await runBench(async (cleanup) => {
   cleanup(() => after.stop());
   const ws = await createWorkspace(after.url, { slug: 'bench', name: 'Bench', locales: ['en', 'de'], defaultLocale: 'en' });
   await seedPosts(after.url, ws, POSTS);
+  for (const node of [before, after]) {
+    for (let i = 0; i < TEAM_REQUESTS; i += 1) {
+      const listed = await request(node.url, `/admin/workspaces/${ws.id}/posts?limit=5`, { token: ws.token });
+      if (listed.status !== 200) throw new Error(`admin posts: ${listed.status} ${listed.text}`);
+    }
+  }
   console.log(`builds bench on ${engine.kind}: working tree against ${baseline.commit}, ${POSTS} posts, ${ROUNDS} rounds of 2 s each`);
 
   const headers = { 'X-Api-Key': ws.apiKey };
   const cpuOf = (node: NodeChild) => async () => (await node.ask<{ cpuMicros: number }>('ops')).cpuMicros;
   const lines: string[] = [];
   const figures: Record<string, unknown> = { bench: 'builds', baseline: baseline.commit };
-  for (const [name, path] of [['list', '/external/posts?limit=50'], ['slug', '/external/posts/post-0']] as const) {
+  for (const [name, path] of [['list', '/external/posts?limit=50'], ['slug', '/external/posts/post-0'], ['health', '/healthz']] as const) {
     await measure(before.url + path, headers, 2);
     await measure(after.url + path, headers, 2);
     const { subject, yardstick, roundRatios } = await measurePaired({ url: after.url + path, headers, cpuMicros: cpuOf(after) }, { url: before.url + path, headers, cpuMicros: cpuOf(before) }, ROUNDS, 2 * ROUNDS);

@@ -30,6 +30,7 @@ import { bootstrapOperator } from '../auth/auth.service.js';
 import { pageExtras } from './pages.js';
 import { allRoutes } from './routes.js';
 import { fastPath } from '../http/fast-path.js';
+import { appMessages } from '../http/app-messages.js';
 import { answerClientError } from '../http/errors.js';
 import { capConnectionsPerAddress } from '../http/connection-limits.js';
 import { openObjectStorage } from '../db/open-object-storage.js';
@@ -202,6 +203,7 @@ export async function createNode(options: NodeOptions): Promise<HearthNode> {
   const app = createApp(deps, pipeline, { extras: pageExtras, ...options.app });
   const server = createServer(
     {
+      ...appMessages(app),
       // Node refuses a headers timeout longer than the request's, which bounds the headers anyway.
       headersTimeout: Math.min(config.HTTP_HEADERS_TIMEOUT_SECONDS, config.HTTP_REQUEST_TIMEOUT_SECONDS) * 1000,
       requestTimeout: config.HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
