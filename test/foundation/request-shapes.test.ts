@@ -8,7 +8,8 @@ import { createWorkspace, request, startTestNode, type WorkspaceFixture } from '
  * Every request a node answers through Express leaves Node's request and response objects in one of a few
  * shapes (V8 maps), whatever many requests came before. Express gives each request its app's prototypes; an
  * object whose prototype was changed so got a map of its own for every property added afterwards, so each
- * request made new maps and met Node's HTTP code with inline caches gone megamorphic (bench:builds: `GET /healthz` 189-219 µs of CPU per request before, 76-81 µs after).
+ * request made new maps and met Node's HTTP code with inline caches gone megamorphic (bench:builds:
+ * `GET /healthz` 189-219 µs of CPU per request before, 76-81 µs after).
  */
 
 // V8's own answer to "do these two objects share a map", readable once natives syntax is allowed (it cannot be
