@@ -7,11 +7,12 @@
  *   there as `npm start` compiles; the working tree into `dist/` as every bench does.
  * - Both nodes run on one engine and one Redis, logging each request as shipped (`info`, to a file), and
  *   serve one workspace of BENCH_POSTS published posts (default 60).
- * - Before anything is measured, each node answers the same team traffic through Express (TEAM_REQUESTS
- *   admin reads of the posts), as a node in use has: the requests the fast path serves share Node's HTTP
+ * - Before anything is measured, each node answers the same team traffic through Express (the seeding's writes,
+ *   taken in turns, and TEAM_REQUESTS admin reads of the posts), as a node in use has: the requests the fast path serves share Node's HTTP
  *   code with them, and what they leave in V8 (one seeded node, one not) told the two builds apart before.
- * - `GET /external/posts?limit=50` and `GET /external/posts/post-0`, warm (the fast path), and `GET /healthz`
- *   (answered by Express), loaded by wrk: after two seconds each, the two nodes take turns BENCH_ROUNDS times
+ * - `GET /external/posts?limit=50` and `GET /external/posts/post-0`, warm (the fast path), `GET /healthz`
+ *   (answered by Express, its first route) and one of the last routes declared, refused for want of a
+ *   credential (`late`), loaded by wrk: after two seconds each, the two nodes take turns BENCH_ROUNDS times
  *   (default 10) for two seconds each.
  * - Reported per read: each node's rate and CPU time per request, and the ratios (baseline / working tree
  *   for the CPU time, working tree / baseline for the rate: above 1 is faster).
@@ -66,7 +67,7 @@ await runBench(async (cleanup) => {
   const after = await startNode(nodeOptions);
   cleanup(() => after.stop());
   const ws = await createWorkspace(after.url, { slug: 'bench', name: 'Bench', locales: ['en', 'de'], defaultLocale: 'en' });
-  await seedPosts(after.url, ws, POSTS);
+  await seedPosts([before.url, after.url], ws, POSTS);
   for (const node of [before, after]) {
     for (let i = 0; i < TEAM_REQUESTS; i += 1) {
       const listed = await request(node.url, `/admin/workspaces/${ws.id}/posts?limit=5`, { token: ws.token });
@@ -79,7 +80,9 @@ await runBench(async (cleanup) => {
   const cpuOf = (node: NodeChild) => async () => (await node.ask<{ cpuMicros: number }>('ops')).cpuMicros;
   const lines: string[] = [];
   const figures: Record<string, unknown> = { bench: 'builds', baseline: baseline.commit };
-  for (const [name, path] of [['list', '/external/posts?limit=50'], ['slug', '/external/posts/post-0'], ['health', '/healthz']] as const) {
+  // `late`: one of the last routes declared, asked without its credential (a 401 before any engine command).
+  const reads = [['list', '/external/posts?limit=50'], ['slug', '/external/posts/post-0'], ['health', '/healthz'], ['late', `/admin/workspaces/${ws.id}/emails`]] as const;
+  for (const [name, path] of reads) {
     await measure(before.url + path, headers, 2);
     await measure(after.url + path, headers, 2);
     const { subject, yardstick, roundRatios } = await measurePaired({ url: after.url + path, headers, cpuMicros: cpuOf(after) }, { url: before.url + path, headers, cpuMicros: cpuOf(before) }, ROUNDS, 2 * ROUNDS);

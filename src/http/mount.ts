@@ -1,4 +1,4 @@
-import type { Express, Request, Response } from 'express';
+import { Router, type Express, type Request, type Response } from 'express';
 import type { ZodType } from 'zod';
 import type { Deps } from '../deps.js';
 import { AppError, invalid, issuesFromZod } from '../shared/errors.js';
@@ -84,8 +84,29 @@ function rebuildOf(deps: Deps, authenticator: NodeAuthenticator, def: RouteDef, 
  * route's), leaves through the writer (`AnswerWriter.kept`), as the fast path's do.
  */
 export function mountRoutes(app: Express, deps: Deps, { table, auth: authenticator, writer }: { table: RouteTable; auth: NodeAuthenticator; writer: AnswerWriter }): void {
-  for (const def of table.routes) {
-    app[def.method](def.path, async (req, res) => {
+  const handlers = new Map(table.routes.map((def) => [def, handlerOf(def)] as const));
+  // Express tries its routes one by one, each by its path's regular expression, for every request, and an
+  // error passed on tried every route after the one that failed. The table finds the route at once, as Express
+  // reads paths; what it does not find (OPTIONS, a parameter that does not decode) goes on to Express's routing
+  // of the same routes, held in one router, which an error passes as one step on its way to the error handler.
+  app.use((req, res, next) => {
+    const method = ROUTED_METHODS.get(req.method);
+    const queryAt = req.url.indexOf('?');
+    const found = method && table.match(method, queryAt >= 0 ? req.url.slice(0, queryAt) : req.url);
+    if (!found) return next();
+    req.params = found.params;
+    // As Express runs a handler: a rejection goes to the error handlers.
+    handlers.get(found.def)!(req, res).catch((error: unknown) => next(error ?? new Error('Rejected promise')));
+  });
+  const routes = Router();
+  // OPTIONS leaves it at once: a router answers OPTIONS with the methods of the routes it passed when nothing
+  // else does, where the app's own routing left it to the 404.
+  routes.use((req, _res, next) => next(req.method === 'OPTIONS' ? 'router' : undefined));
+  for (const def of table.routes) routes[def.method](def.path, handlers.get(def)!);
+  app.use(routes);
+
+  function handlerOf(def: RouteDef) {
+    return async (req: Request, res: Response) => {
       writer.watch(def, req, res);
       const auth = await authenticator.resolve(deps, def, req);
       const counted = auth.rateSubject ? await enforceRateLimit(deps, auth.rateSubject, res) : undefined;
@@ -126,6 +147,16 @@ export function mountRoutes(app: Express, deps: Deps, { table, auth: authenticat
         // Whatever did not end in a shareable answer (an error, another status): waiters build their own.
         share(undefined);
       }
-    });
+    };
   }
 }
+
+/** The route method a request's method is answered by (HEAD by GET's route, as Express does); OPTIONS is Express's. */
+const ROUTED_METHODS = new Map<string, RouteDef['method']>([
+  ['GET', 'get'],
+  ['HEAD', 'get'],
+  ['POST', 'post'],
+  ['PUT', 'put'],
+  ['PATCH', 'patch'],
+  ['DELETE', 'delete'],
+]);

@@ -33,7 +33,8 @@ function registeredRoutes(stack: Layer[], prefix = ''): { method: string; path: 
       const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
       return paths.flatMap((path) => Object.keys(layer.route!.methods).filter((method) => method !== '_all').map((method) => ({ method, path: prefix + path })));
     }
-    if (layer.handle?.stack) return registeredRoutes(layer.handle.stack, prefix + (layer.rawPath ?? ''));
+    // A router mounted at the root (`app.use(router)`) adds nothing to its routes' paths.
+    if (layer.handle?.stack) return registeredRoutes(layer.handle.stack, prefix + (layer.rawPath === '/' ? '' : (layer.rawPath ?? '')));
     return [];
   });
 }
@@ -74,9 +75,13 @@ describe('GET /openapi.json', () => {
     router.post('/inner/:id', (_req, res) => res.end());
     app.get('/external/rogue', (_req, res) => res.end());
     app.use('/admin/nested', router);
+    const atRoot = express.Router();
+    atRoot.delete('/admin/at-root/:id', (_req, res) => res.end());
+    app.use(atRoot);
     expect(registeredRoutes((app as unknown as { router: { stack: Layer[] } }).router.stack)).toEqual([
       { method: 'get', path: '/external/rogue' },
       { method: 'post', path: '/admin/nested/inner/:id' },
+      { method: 'delete', path: '/admin/at-root/:id' },
     ]);
   });
 
