@@ -7,9 +7,10 @@
  *   there as `npm start` compiles; the working tree into `dist/` as every bench does.
  * - Both nodes run on one engine and one Redis, logging each request as shipped (`info`, to a file), and
  *   serve one workspace of BENCH_POSTS published posts (default 60).
- * - Before anything is measured, each node answers the same team traffic through Express (the seeding's writes,
- *   taken in turns, and TEAM_REQUESTS admin reads of the posts), as a node in use has: the requests the fast path serves share Node's HTTP
- *   code with them, and what they leave in V8 (one seeded node, one not) told the two builds apart before.
+ * - Before anything is measured, each node answers the same team traffic through Express (the seeding's
+ *   writes, taken in turns, and TEAM_REQUESTS admin reads of the posts), as a node in use has: the requests
+ *   the fast path serves share Node's HTTP code with them, and what they leave in V8 (one seeded node, one
+ *   not) told the two builds apart before.
  * - `GET /external/posts?limit=50` and `GET /external/posts/post-0`, warm (the fast path), `GET /healthz`
  *   (answered by Express, its first route) and one of the last routes declared, refused for want of a
  *   credential (`late`), loaded by wrk: after two seconds each, the two nodes take turns BENCH_ROUNDS times
