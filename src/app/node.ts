@@ -30,6 +30,7 @@ import { bootstrapOperator } from '../auth/auth.service.js';
 import { pageExtras } from './pages.js';
 import { allRoutes } from './routes.js';
 import { fastPath } from '../http/fast-path.js';
+import { settledWithin } from '../shared/settled-within.js';
 import { appMessages } from '../http/app-messages.js';
 import { answerClientError } from '../http/errors.js';
 import { capConnectionsPerAddress } from '../http/connection-limits.js';
@@ -111,7 +112,11 @@ export async function wire(options: Omit<NodeOptions, 'app'>): Promise<Wiring> {
     mediaVariants: new ByteLru({ maxBytes: config.MEDIA_VARIANT_CACHE_MB * 1024 * 1024, ttlMs: 24 * 3600_000 }),
   };
   await ensureIndexes(db);
-  if (config.FERRETDB_POSTGRESQL_URL) await indexEngineFilters(config.FERRETDB_POSTGRESQL_URL, config.MONGODB_DB, logger);
+  if (config.FERRETDB_POSTGRESQL_URL) {
+    // Agenda makes its collection and index as it connects: they get theirs with the others, not at the next start.
+    await settledWithin(jobs.agenda.ready, AGENDA_READY_WITHIN_MS);
+    await indexEngineFilters(config.FERRETDB_POSTGRESQL_URL, config.MONGODB_DB, logger);
+  }
   // The collection whose reads depend on it exists once its indexes do.
   await attachEngineTraits(db, 'appointments');
   await upgradeStorage(db, logger, clock);
@@ -147,6 +152,9 @@ async function indexEngineFilters(url: string, database: string, logger: Logger)
     logger.warn({ err: error, postgresql: redactUrl(url) }, 'engine indexes for FerretDB on PostgreSQL not made: its queries read whole tables');
   }
 }
+
+/** How long a starting node waits for the job queue's collection before indexing the engine's filters without it. */
+const AGENDA_READY_WITHIN_MS = 5_000;
 
 /** How long a closing node waits for its webhook attempts in flight to be answered and recorded (`main` ends a shutdown after 10 s). */
 const WEBHOOKS_FINISH_WITHIN_MS = 5_000;

@@ -84,6 +84,9 @@ describe('indexes that serve FerretDB filters on PostgreSQL', () => {
       const ofMessages = indexes.filter((index) => index.table === messages).map((index) => index.definition);
       expect(ofMessages).toEqual(expect.arrayContaining([expect.stringContaining(`(_jsonb -> '_id'::text)`), expect.stringContaining(`(_jsonb -> 'conversationId'::text)`)]));
       expect(indexes.every((index) => index.valid && /USING gin .* jsonb_path_ops/.test(index.definition))).toBe(true);
+      // The job queue's collection too, which Agenda makes, with its index, as the node starts.
+      const jobs = await tableOf(dbName, 'jobs');
+      expect(indexes.filter((index) => index.table === jobs).map((index) => index.definition)).toEqual(expect.arrayContaining([expect.stringContaining(`(_jsonb -> 'name'::text)`)]));
 
       // Enough rows that a scan of the table costs more than the index: then PostgreSQL's choice shows. Most
       // messages are of one chat, eight of chats of their own.
