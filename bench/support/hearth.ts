@@ -7,14 +7,10 @@ import { join } from 'node:path';
 import { OPERATOR } from '../../test/support/harness.js';
 import type { RawAnswer } from '../../test/support/raw-http.js';
 import { BENCH_DIR, now, spawnChild, type Child } from './children.js';
-import { withCommandMonitoring } from './environment.js';
+import { withCommandMonitoring, type BenchEngine } from './environment.js';
 
 /** The database a bench node uses: the engine's URI, the database, and the PostgreSQL behind a FerretDB on PostgreSQL. */
-export interface NodeEngine {
-  uri: string;
-  dbName: string;
-  postgresqlUrl?: string;
-}
+export type NodeEngine = Pick<BenchEngine, 'uri' | 'dbName' | 'postgresqlUrl'>;
 
 export interface NodeChild extends Child {
   url: string;

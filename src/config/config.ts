@@ -7,6 +7,9 @@ const bool = z
 /** The largest object one S3 put carries (5 GiB): the bound of every upload size setting. */
 const MAX_STORED_OBJECT_BYTES = 5 * 1024 ** 3;
 
+/** A PostgreSQL database's URL. */
+const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL');
+
 const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -94,15 +97,12 @@ const configSchema = z.object({
   FERRETDB_BIN: z.string().optional(),
   /** The embedded engine's handler when MONGODB_URI is unset: `auto` is PostgreSQL when reachable, else SQLite. */
   EMBEDDED_ENGINE: z.enum(['auto', 'postgresql', 'sqlite']).default('auto'),
-  EMBEDDED_POSTGRESQL_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
-    .default('postgres://postgres@127.0.0.1:5432/hearth'),
+  EMBEDDED_POSTGRESQL_URL: postgresUrl.default('postgres://postgres@127.0.0.1:5432/hearth'),
   /**
    * When MONGODB_URI is a FerretDB on PostgreSQL: that PostgreSQL database. The node adds there the indexes that
    * serve FerretDB's filters (`db/postgres-filter-indexes.ts`). `npm start` sets it for its embedded engine.
    */
-  FERRETDB_POSTGRESQL_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  FERRETDB_POSTGRESQL_URL: postgresUrl.optional(),
   /**
    * Media uploads: the largest file accepted (bytes); a bigger upload is refused while it streams (413). At
    * most 5 GiB, what one S3 put carries.
