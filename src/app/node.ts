@@ -22,6 +22,7 @@ import { registerLiveChatSockets } from '../livechat/livechat.socket.js';
 import { teamPresence } from '../livechat/presence.js';
 import { attachRealtime, createRealtime } from '../realtime/realtime.js';
 import { systemClock, type Clock } from '../shared/clock.js';
+import { keepTickObjectShape } from '../shared/tick-object-shape.js';
 import { MemoryCounters, RedisCounters } from '../db/counters.js';
 import { KeyedSerial } from '../shared/keyed-serial.js';
 import { SecretBox } from '../shared/crypto.js';
@@ -202,6 +203,7 @@ async function upgradeStorage(db: Connection, logger: Logger, clock: Clock): Pro
 
 /** Wires one server node from real parts and starts listening; `stop` shuts it down gracefully. */
 export async function createNode(options: NodeOptions): Promise<HearthNode> {
+  keepTickObjectShape();
   const { config } = options;
   const wiring = await wire(options);
   const { deps } = wiring;
