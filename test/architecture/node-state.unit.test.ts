@@ -21,7 +21,7 @@ const ALLOWED: Record<string, string> = {
   'db/engine-traits.ts:traitsOf': 'held by the connection',
   // Each node's waiting takes and known buckets belong to its own connection, made on first use and gone with it.
   'db/newest-first.ts:memories': 'held by the connection',
-  // One `nextTick` entry kept for the process: the maps it keeps alive are the process's, shared by all its nodes.
+  // One object shaped as `nextTick`'s entries, kept for the process: the maps it keeps alive are the process's, shared by its nodes.
   'shared/tick-object-shape.ts:kept': 'one per process',
 };
 

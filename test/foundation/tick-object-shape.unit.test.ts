@@ -50,6 +50,6 @@ test('the kept shape keeps every definition of the entry literal monomorphic thr
   expect(states.every((state) => state === 'MONOMORPHIC')).toBe(true);
 }, 60_000);
 
-test('without it, the same full GC leaves them megamorphic (the cost the kept entry avoids, on this Node)', () => {
+test('without it, the same full GC leaves them megamorphic (the cost the kept shape avoids, on this Node)', () => {
   expect(entryDefinitionsAfterFullGc(false)).toContain('MEGAMORPHIC');
 }, 60_000);
