@@ -91,8 +91,8 @@ export function mountRoutes(app: Express, deps: Deps, { table, auth: authenticat
   // of the same routes, held in one router, which an error passes as one step on its way to the error handler.
   app.use((req, res, next) => {
     const method = ROUTED_METHODS.get(req.method);
-    const queryAt = req.url.indexOf('?');
-    const found = method && table.match(method, queryAt >= 0 ? req.url.slice(0, queryAt) : req.url);
+    // `req.path`: the path Express's own routing read (parsed once per request, kept on it).
+    const found = method && table.match(method, req.path);
     if (!found) return next();
     req.params = found.params;
     // As Express runs a handler: a rejection goes to the error handlers.
