@@ -83,9 +83,10 @@ function appointment(workspaceId: Types.ObjectId, i: number, total: number, now:
   // The newest 1 % pending; of the rest, 70 % confirmed, 20 % declined, 10 % cancelled.
   const pending = age < total / 100;
   const status = pending ? 'PENDING' : i % 10 < 7 ? 'CONFIRMED' : i % 10 < 9 ? 'REJECTED' : 'CANCELLED';
-  // Confirmed ones among the newest 120 fill every other slot of the next 30 days; the rest lie in the past.
-  const upcoming = age < 120 && status === 'CONFIRMED';
-  const scheduledAt = status === 'PENDING' ? null : upcoming ? futureSlot(2 * age, now) : new Date(createdAt.getTime() + 3 * DAY);
+  // Confirmed ones among the newest 120 answered fill every other slot of the next 30 days; the rest lie in the past.
+  const answeredRank = age - Math.ceil(total / 100);
+  const upcoming = answeredRank >= 0 && answeredRank < 120 && status === 'CONFIRMED';
+  const scheduledAt = status === 'PENDING' ? null : upcoming ? futureSlot(2 * answeredRank, now) : new Date(createdAt.getTime() + 3 * DAY);
   const requestedAt = scheduledAt ?? futureSlot(age % 200, now);
   return {
     _id: new Types.ObjectId(),

@@ -13,7 +13,8 @@
  *     workspace stopped before running it): CPU of the engine (FerretDB, plus on
  *     PostgreSQL the server processes serving the bench's database) and of the node, in % of one core, and
  *     the driver commands per second (the job queue's apart);
- *   - availability (the first, computed, and then the node's kept slots), a booking request, the inbox's first
+ *   - availability (the first, computed, and then the node's kept slots), a booking request, the team app's
+ *     bookings screen (its pending requests, and this week's agenda of confirmed appointments), the inbox's first
  *     page (admin, waiting), the external posts list page 1 and page 1,000 (or the last page when fewer
  *     posts; limit 10), and the admin posts list's `q` search: BENCH_SAMPLES (20) each; p50/p99/max and the
  *     driver commands per request (the node's idle commands over the same time taken off);
@@ -22,7 +23,7 @@
  * Last line: the JSON figures (`<operation>_p99_ms`, `<operation>_commands`, `idle_engine_cpu_pct`, ...).
  *
  * BENCH_ONLY=appointments: the appointments alone, for a quicker turn: only they are seeded (BENCH_APPOINTMENTS,
- * scaled), no idle window, no burst; availability (first and kept) and booking as above, then the staff confirm of
+ * scaled), no idle window, no burst; availability (first and kept), booking and the bookings screen as above, then the staff confirm of
  * each booked request followed by the availability it makes recomputed (`availability_recomputed`), and the
  * calendar feed (`feed`). Same last JSON line, with those figures.
  */
@@ -45,6 +46,7 @@ const ONLY = process.env.BENCH_ONLY;
 const PAGE_SIZE = 10;
 /** After a burst's last receipt: time for the outcomes to be recorded. */
 const SETTLE_MS = 3_000;
+const DAY_MS = 24 * 3_600_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -214,6 +216,15 @@ await runBench(async (cleanup) => {
   results.booking = await timed('booking', SAMPLES, async (i) => {
     const body = await ok('booking', request(node.url, '/external/appointments/requests', { apiKey: ws.apiKey, body: { visitorName: `Bench ${i}`, visitorEmail: `bench${i}@example.com`, requestedAt: slots[i % slots.length].start } }), 201);
     booked.push(body.id as string);
+  });
+  // The team app's bookings screen: the pending requests, and this week's agenda of confirmed appointments.
+  const bookings = (query: Record<string, string>) => request(node.url, `/admin/workspaces/${ws.id}/appointments?${new URLSearchParams({ limit: '200', total: 'false', ...query })}`, { token: ws.token });
+  results.bookings_pending = await timed('bookings pending', SAMPLES, () => ok('bookings pending', bookings({ status: 'PENDING' })));
+  const weekStart = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS);
+  const agendaWeek = { status: 'CONFIRMED', from: weekStart.toISOString(), to: new Date(weekStart.getTime() + 7 * DAY_MS).toISOString() };
+  results.bookings_agenda = await timed('bookings agenda', SAMPLES, async () => {
+    const body = await ok('bookings agenda', bookings(agendaWeek));
+    if ((body.items as unknown[]).length === 0) throw new Error('bookings agenda: this week holds no confirmed appointment');
   });
   if (appointmentsOnly) {
     // Each confirm takes a slot, so the availability after it is computed again (the kept one is dropped).

@@ -40,6 +40,7 @@ import { upgradeOnce } from '../db/once.js';
 import { fileOlderDocuments } from '../db/newest-first.js';
 import { messageStore } from '../livechat/messages.model.js';
 import { appointmentStore } from '../appointments/appointments.model.js';
+import { SCHEDULE_KEYS_FILED_BACK_MS } from '../appointments/schedule-keys.js';
 import { fileSearchGramsOfEarlierVersions } from '../posts/posts.upgrade.js';
 import { upgradeWebhookStorage } from '../webhooks/webhooks.upgrade.js';
 import { ByteLru } from '../cache/lru.js';
@@ -159,9 +160,6 @@ const AGENDA_READY_WITHIN_MS = 5_000;
 
 /** How long a closing node waits for its webhook attempts in flight to be answered and recorded (`main` ends a shutdown after 10 s). */
 const WEBHOOKS_FINISH_WITHIN_MS = 5_000;
-
-/** Twice the calendar feed's month back: the furthest back a read by schedule key goes. */
-const SCHEDULE_KEYS_FILED_BACK_MS = 62 * 24 * 3_600_000;
 
 /** Data written by earlier versions, brought to today's shape before the node serves. */
 async function upgradeStorage(db: Connection, logger: Logger, clock: Clock): Promise<void> {

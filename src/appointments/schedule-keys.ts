@@ -36,13 +36,27 @@ export const MONTH_QUERY_FROM_DAYS = 8;
 export type ScheduleKeyFilter = { scheduledDay: string } | { scheduledMonth: string };
 
 /**
+ * How far back every confirmed appointment carries its keys: a node of the version that brought them files those
+ * stored before that end after its start less this (twice the calendar feed's month back, the furthest back a
+ * read by key went then), and every confirm or move since files its own. A read by key of a range that starts
+ * later than this before now finds every confirmed appointment of the range.
+ */
+export const SCHEDULE_KEYS_FILED_BACK_MS = 62 * 24 * 3_600_000;
+
+/**
  * The keys whose appointments include every appointment that overlaps [from, to): the days on which such an
  * appointment can start (from `LONGEST_APPOINTMENT_MS` before `from` to the last instant before `to`), a
  * month's days replaced by its month when at least `MONTH_QUERY_FROM_DAYS` of them are read. In order.
  */
 export function scheduleKeysOverlapping(from: Date, to: Date): ScheduleKeyFilter[] {
   if (to.getTime() <= from.getTime()) return [];
-  const first = DateTime.fromMillis(from.getTime() - LONGEST_APPOINTMENT_MS, { zone: 'utc' }).startOf('day');
+  return scheduleKeysStarting(new Date(from.getTime() - LONGEST_APPOINTMENT_MS), to);
+}
+
+/** The keys whose appointments include every appointment that starts in [from, to), read as `scheduleKeysOverlapping` reads them. In order. */
+export function scheduleKeysStarting(from: Date, to: Date): ScheduleKeyFilter[] {
+  if (to.getTime() <= from.getTime()) return [];
+  const first = DateTime.fromMillis(from.getTime(), { zone: 'utc' }).startOf('day');
   const last = DateTime.fromMillis(to.getTime() - 1, { zone: 'utc' }).startOf('day');
   const byMonth = new Map<string, string[]>();
   for (let day = first; day <= last; day = day.plus({ days: 1 })) {

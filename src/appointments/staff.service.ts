@@ -30,7 +30,7 @@ export function toStaffAppointment(a: Appointment) {
 
 export async function listForStaff(deps: Deps, workspaceId: string, filter: AppointmentFilter & PageRequest) {
   const request = { page: filter.page, limit: filter.limit, withTotal: filter.withTotal };
-  const { items, total } = await appointmentStore(deps.db).list(workspaceId, { status: filter.status, q: filter.q, from: filter.from, to: filter.to }, request);
+  const { items, total } = await appointmentStore(deps.db).list(workspaceId, { status: filter.status, q: filter.q, from: filter.from, to: filter.to }, request, deps.clock.now());
   return pageOf(request, items.map(toStaffAppointment), total);
 }
 

@@ -16,6 +16,12 @@ export interface EngineTraits {
    * (and at 1,000 posts still 43-104 ms against 161-215 ms); on SQLite, 20,000 posts: 1.8 s against 3.4 s.
    */
   inPushdown: boolean;
+  /**
+   * A range filter (`$gte`, `$lt`) reaches the storage (MongoDB, from an index). False on FerretDB, on both
+   * handlers: it decodes every document the query's equality filters let through and compares there, so a
+   * range is better read as equalities on keys filed with each document (`appointments/schedule-keys.ts`).
+   */
+  rangePushdown: boolean;
 }
 
 // The traits belong to the database handle, as its document locks do.
@@ -28,14 +34,18 @@ const traitsOf = new WeakMap<Connection, EngineTraits>();
 export async function attachEngineTraits(db: Connection, collection: string): Promise<EngineTraits> {
   const pushedDown = async (filter: Record<string, unknown>) =>
     (await db.db!.command({ explain: { find: collection, filter }, verbosity: 'queryPlanner' })).filterPushdown !== false;
-  const traits = { equalityPushdown: await pushedDown({ engineTraitsProbe: 'equality' }), inPushdown: await pushedDown({ _id: { $in: ['engineTraitsProbe'] } }) };
+  const traits = {
+    equalityPushdown: await pushedDown({ engineTraitsProbe: 'equality' }),
+    inPushdown: await pushedDown({ _id: { $in: ['engineTraitsProbe'] } }),
+    rangePushdown: await pushedDown({ engineTraitsProbe: { $gte: 'range' } }),
+  };
   traitsOf.set(db, traits);
   return traits;
 }
 
 /** The traits of `db` (those of an engine that pushes equality down, when `attachEngineTraits` was not called). */
 export function engineTraits(db: Connection): EngineTraits {
-  return traitsOf.get(db) ?? { equalityPushdown: true, inPushdown: true };
+  return traitsOf.get(db) ?? { equalityPushdown: true, inPushdown: true, rangePushdown: true };
 }
 
 /** Past this many ids, one `$in` (one pass over the collection, whatever the count) instead: point reads cost one scan in the storage each. */

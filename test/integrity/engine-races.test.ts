@@ -182,6 +182,10 @@ describe.each(engines)('on $name', (engine) => {
     expect(engineTraits(deps.db).inPushdown).toBe(!engine.name.startsWith('ferretdb'));
   });
 
+  test('the engine is known: a range reaches the storage on MongoDB only', () => {
+    expect(engineTraits(deps.db).rangePushdown).toBe(!engine.name.startsWith('ferretdb'));
+  });
+
   test('two saves of different workspace settings at once: both land', async () => {
     // One workspace per round running at once, so only the two saves of a round meet.
     const workspaces = await Promise.all(Array.from({ length: ROUNDS_AT_ONCE }, async () => (await newWorkspace(deps)).workspace));
