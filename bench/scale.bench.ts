@@ -14,7 +14,8 @@
  *     PostgreSQL the server processes serving the bench's database) and of the node, in % of one core, and
  *     the driver commands per second (the job queue's apart);
  *   - availability (the first, computed, and then the node's kept slots), a booking request, the team app's
- *     bookings screen (its pending requests, and this week's agenda of confirmed appointments), the inbox's first
+ *     bookings screen (its pending requests, and this week's agenda of confirmed appointments), the person
+ *     timeline beside an opened record (by e-mail in another case, and widget session), the inbox's first
  *     page (admin, waiting), the external posts list page 1 and page 1,000 (or the last page when fewer
  *     posts; limit 10), and the admin posts list's `q` search: BENCH_SAMPLES (20) each; p50/p99/max and the
  *     driver commands per request (the node's idle commands over the same time taken off);
@@ -225,6 +226,11 @@ await runBench(async (cleanup) => {
   results.bookings_agenda = await timed('bookings agenda', SAMPLES, async () => {
     const body = await ok('bookings agenda', bookings(agendaWeek));
     if ((body.items as unknown[]).length === 0) throw new Error('bookings agenda: this week holds no confirmed appointment');
+  });
+  // Beside an opened booking, conversation or submission: everything the workspace holds of that person.
+  results.person_timeline = await timed('person timeline', SAMPLES, async (i) => {
+    const body = await ok('person timeline', request(node.url, `/admin/workspaces/${ws.id}/people?${new URLSearchParams({ email: `VISITOR${i}@example.com`, visitorSessionId: `session-${i}` })}`, { token: ws.token }));
+    if ((body.appointments as unknown[]).length === 0) throw new Error('person timeline: no booking found');
   });
   if (appointmentsOnly) {
     // Each confirm takes a slot, so the availability after it is computed again (the kept one is dropped).

@@ -38,6 +38,7 @@ import { capConnectionsPerAddress } from '../http/connection-limits.js';
 import { openObjectStorage } from '../db/open-object-storage.js';
 import { upgradeOnce } from '../db/once.js';
 import { fileOlderDocuments } from '../db/newest-first.js';
+import { fileEmailKeysOfEarlierVersions } from '../db/email-keys.js';
 import { messageStore } from '../livechat/messages.model.js';
 import { appointmentStore } from '../appointments/appointments.model.js';
 import { SCHEDULE_KEYS_FILED_BACK_MS } from '../appointments/schedule-keys.js';
@@ -190,6 +191,15 @@ async function upgradeStorage(db: Connection, logger: Logger, clock: Clock): Pro
       if (count % 10_000 === 0) logger.info({ filed: count }, 'posts stored before search grams: filing theirs');
     });
     if (filed > 0) logger.info({ filed }, 'posts stored before search grams filed');
+  });
+  // The person timeline reads records by the lowercased e-mail since 1.x (`shared/person-keys.ts`).
+  await upgradeOnce(db, 'person-email-keys', async () => {
+    for (const [collection, emailField, keyField] of [['appointments', 'visitorEmail', 'visitorEmailKey'], ['livechat_conversations', 'visitorEmail', 'visitorEmailKey'], ['submissions', 'email', 'emailKey']]) {
+      const filed = await fileEmailKeysOfEarlierVersions(db.collection(collection), emailField, keyField, (count) => {
+        if (count % 10_000 === 0) logger.info({ collection, filed: count }, 'records stored before e-mail keys: filing theirs');
+      });
+      if (filed > 0) logger.info({ collection, filed }, 'records stored before e-mail keys filed');
+    }
   });
   // Availability, booking and the calendar feed read confirmed appointments by the day (or month) of their start
   // since 1.x (`appointments/schedule-keys.ts`): those stored before, that a read can still reach, are filed now.

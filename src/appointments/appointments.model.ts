@@ -7,7 +7,7 @@ import { constantTimeEqual } from '../shared/crypto.js';
 import { parseObjectId } from '../shared/ids.js';
 import { offsetOf, type PageRequest } from '../shared/paging.js';
 import { escapeRegex } from '../shared/text.js';
-import { visitorRecordBranches, type PersonKeys } from '../shared/person-keys.js';
+import { emailKeyOf, visitorRecordBranches, type PersonKeys } from '../shared/person-keys.js';
 import type { TokenRef } from './tokens.js';
 import { SCHEDULE_KEYS_FILED_BACK_MS, scheduleKeys, scheduleKeysOverlapping, scheduleKeysStarting, type ScheduleKeyFilter } from './schedule-keys.js';
 
@@ -58,6 +58,8 @@ interface AppointmentDoc extends Omit<Appointment, 'id' | 'workspaceId' | 'visit
    */
   scheduledDay?: string | null;
   scheduledMonth?: string | null;
+  /** `emailKeyOf(visitorEmail)`, written with it (`person-keys.ts`); absent on records stored before it was kept until the upgrade files it. */
+  visitorEmailKey?: string;
 }
 
 const appointmentSchema = new Schema<AppointmentDoc>(
@@ -73,6 +75,7 @@ const appointmentSchema = new Schema<AppointmentDoc>(
     timezone: { type: String, required: true },
     visitorName: { type: String, required: true },
     visitorEmail: { type: String, required: true },
+    visitorEmailKey: { type: String },
     visitorPhone: { type: String, default: null },
     visitorMessage: { type: String, default: null },
     visitorSessionId: { type: String, default: null },
@@ -104,9 +107,8 @@ appointmentSchema.index({ workspaceId: 1, scheduledMonth: 1, status: 1, schedule
 appointmentSchema.index({ workspaceId: 1, externalId: 1, createdAt: -1 });
 // Person timeline (`ofPerson`): a workspace's bookings made from one widget session, newest first.
 appointmentSchema.index({ workspaceId: 1, visitorSessionId: 1, createdAt: -1 });
-// Person timeline (`ofPerson`) by e-mail in any case: a case-insensitive match cannot seek, but MongoDB reads only
-// this workspace's keys and fetches the matches (FerretDB scans either way: one query per collection keeps it cheap).
-appointmentSchema.index({ workspaceId: 1, visitorEmail: 1 });
+// Person timeline (`ofPerson`) by e-mail in any case, by its key.
+appointmentSchema.index({ workspaceId: 1, visitorEmailKey: 1, createdAt: -1 });
 // Legacy tokens only (`tokens.ts`: issued before tokens named their appointment, found by hash): the view
 // and cancel of a cancellation token, a second cancel (consumed), the manage page and its actions. Tokens
 // of today are read by `_id`. Not unique: FerretDB has no partial indexes and revoked tokens are null;
@@ -236,6 +238,7 @@ export function appointmentStore(db: Connection) {
         workspaceId: new Types.ObjectId(workspaceId),
         status: 'PENDING',
         visitorAttributesJson: storeJson(visitorAttributes),
+        visitorEmailKey: emailKeyOf(rest.visitorEmail),
         cancellationTokenHash,
         consumedTokenHash: null,
         rescheduleCount: 0,
@@ -308,12 +311,10 @@ export function appointmentStore(db: Connection) {
     },
     /**
      * The person timeline: the workspace's bookings carrying any of `keys` (a verified externalId, the
-     * visitor's e-mail in any case, the widget session), newest first. One query.
+     * visitor's e-mail in any case, the widget session), newest first.
      */
     async ofPerson(workspaceId: string, keys: PersonKeys, limit: number): Promise<Appointment[]> {
-      const branches = visitorRecordBranches(keys);
-      if (branches.length === 0) return [];
-      const docs = await scope.find(workspaceId, { $or: branches }, { sort: { createdAt: -1, _id: -1 }, limit });
+      const docs = await scope.findAny(workspaceId, visitorRecordBranches(keys), { sort: { createdAt: -1, _id: -1 }, limit });
       return docs.map(toAppointment);
     },
     // The token lookups span workspaces: the token alone is the visitor's credential.

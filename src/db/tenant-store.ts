@@ -13,6 +13,21 @@ export interface TenantDoc {
 
 type Sort = Record<string, 1 | -1>;
 
+/** Compares two documents as the engine orders them by `sort` (dates, numbers, strings and ids; a missing value first). */
+function inOrderOf(sort: Sort): (a: object, b: object) => number {
+  const comparable = (value: unknown): number | string | null =>
+    value instanceof Date ? value.getTime() : value instanceof Types.ObjectId ? value.toHexString() : value === undefined ? null : (value as number | string | null);
+  return (a, b) => {
+    for (const [field, direction] of Object.entries(sort)) {
+      const x = comparable((a as Record<string, unknown>)[field]);
+      const y = comparable((b as Record<string, unknown>)[field]);
+      if (x === y) continue;
+      return (x === null ? -1 : y === null ? 1 : x < y ? -1 : 1) * direction;
+    }
+    return 0;
+  };
+}
+
 /**
  * The one way model files query tenant data: every filter is built here with the workspace id first,
  * so a query that forgets the tenant cannot be written. Point reads go by `_id` alone (FerretDB 1.x
@@ -80,6 +95,21 @@ export function tenantScope<D extends TenantDoc>(model: Model<D>) {
       if (options.sort) query = query.sort(options.sort);
       if (options.limit !== undefined) query = query.limit(options.limit);
       return query.lean<D[]>();
+    },
+
+    /**
+     * The first `limit` documents in `sort` order that match any of `branches` (each an equality filter): one
+     * query per branch, at once, where the engine hands equalities to its storage (FerretDB hands it no `$or`,
+     * and decoded every document of the workspace for one); else (FerretDB on SQLite, which decodes the
+     * collection for any of them) one `$or` query.
+     */
+    async findAny(workspaceId: string, branches: QueryFilter<D>[], options: { sort: Sort; limit: number }): Promise<D[]> {
+      if (branches.length === 0) return [];
+      const read = (filter: QueryFilter<D>) => model.find(scoped(workspaceId, filter)).sort(options.sort).limit(options.limit).lean<D[]>();
+      if (branches.length === 1 || !engineTraits(model.db).equalityPushdown) return read(branches.length === 1 ? branches[0] : ({ $or: branches }));
+      const unique = new Map<string, D>();
+      for (const docs of await Promise.all(branches.map(read))) for (const doc of docs) unique.set(doc._id.toHexString(), doc);
+      return [...unique.values()].sort(inOrderOf(options.sort)).slice(0, options.limit);
     },
 
     page,

@@ -5,7 +5,7 @@ import { tenantScope } from '../db/tenant-store.js';
 import { bucketOf, sequenceStore } from '../db/newest-first.js';
 import { constantTimeEqual } from '../shared/crypto.js';
 import type { PageRequest } from '../shared/paging.js';
-import { visitorRecordBranches, type PersonKeys } from '../shared/person-keys.js';
+import { emailKeyOf, visitorRecordBranches, type PersonKeys } from '../shared/person-keys.js';
 import type { ChatAttachment, ChatMessage, ConversationStatus } from '../realtime/events.js';
 import type { Sender } from './messages.model.js';
 import type { VerifiedVisitor } from '../identity/identity.schemas.js';
@@ -35,6 +35,8 @@ interface ConversationDoc {
   identityVerified: boolean;
   visitorName: string | null;
   visitorEmail: string | null;
+  /** `emailKeyOf(visitorEmail)`, written with it (`person-keys.ts`); absent on records without one and on those stored before it was kept until the upgrade files it. */
+  visitorEmailKey?: string | null;
   attributesJson: string | null;
   lastMessage: LastMessageDoc | null;
   /** createdAt (ms) of the newest message recorded here (inbox order and `lastMessage`). */
@@ -71,6 +73,7 @@ const conversationSchema = new Schema<ConversationDoc>(
     identityVerified: { type: Boolean, required: true },
     visitorName: { type: String, default: null },
     visitorEmail: { type: String, default: null },
+    visitorEmailKey: { type: String },
     attributesJson: { type: String, default: null },
     lastMessage: {
       type: new Schema<LastMessageDoc>(
@@ -110,9 +113,8 @@ conversationSchema.index({ tokenHash: 1 }, { unique: true });
 conversationSchema.index({ workspaceId: 1, externalId: 1, status: 1, createdAt: -1 });
 // Person timeline (`ofPerson`): a workspace's conversations of one widget session, newest first.
 conversationSchema.index({ workspaceId: 1, visitorSessionId: 1, createdAt: -1 });
-// Person timeline (`ofPerson`) by e-mail in any case: a case-insensitive match cannot seek, but MongoDB reads only
-// this workspace's keys and fetches the matches (FerretDB scans either way: one query per collection keeps it cheap).
-conversationSchema.index({ workspaceId: 1, visitorEmail: 1 });
+// Person timeline (`ofPerson`) by e-mail in any case, by its key.
+conversationSchema.index({ workspaceId: 1, visitorEmailKey: 1, createdAt: -1 });
 // Agent inbox: a workspace's conversations by status, newest activity first, a bucket at a time (`list`).
 conversationSchema.index({ workspaceId: 1, status: 1, activityBucket: -1, lastActivityAt: -1 });
 // Agent inbox filtered by assignee ("mine"): a workspace's conversations of one assignee, newest activity first.
@@ -196,6 +198,7 @@ export function conversationStore(db: Connection) {
         identityVerified: input.identity !== null,
         visitorName: input.identity?.name ?? null,
         visitorEmail: input.identity?.email ?? null,
+        visitorEmailKey: input.identity?.email ? emailKeyOf(input.identity.email) : null,
         attributesJson: storeJson(input.identity?.attributes ?? null),
         lastMessage: null,
         lastMessageAtMs: 0,
@@ -246,7 +249,7 @@ export function conversationStore(db: Connection) {
               externalId: identity.externalId,
               identityVerified: true,
               ...(identity.name !== null && { visitorName: identity.name }),
-              ...(identity.email !== null && { visitorEmail: identity.email }),
+              ...(identity.email !== null && { visitorEmail: identity.email, visitorEmailKey: emailKeyOf(identity.email) }),
               ...(identity.attributes !== null && { attributesJson: storeJson(identity.attributes) }),
             },
           },
@@ -257,12 +260,10 @@ export function conversationStore(db: Connection) {
     },
     /**
      * The person timeline: the workspace's conversations carrying any of `keys` (a verified externalId, the
-     * visitor's e-mail in any case, verified or typed, or the widget session), newest first. One query.
+     * visitor's e-mail in any case, verified or typed, or the widget session), newest first.
      */
     async ofPerson(workspaceId: string, keys: PersonKeys, limit: number): Promise<Conversation[]> {
-      const branches = visitorRecordBranches(keys);
-      if (branches.length === 0) return [];
-      const docs = await scope.find(workspaceId, { $or: branches }, { sort: { createdAt: -1, _id: -1 }, limit });
+      const docs = await scope.findAny(workspaceId, visitorRecordBranches(keys), { sort: { createdAt: -1, _id: -1 }, limit });
       return docs.map(toConversation);
     },
     /** `q`: a case-insensitive substring of the visitor's name or e-mail, matched literally (no pattern syntax). */
@@ -304,7 +305,8 @@ export function conversationStore(db: Connection) {
             activityBucket: bucketOf(taken),
           });
         }
-        for (const field of ['visitorName', 'visitorEmail'] as const) if (fills[field] && !doc[field]) fields[field] = fills[field];
+        if (fills.visitorName && !doc.visitorName) fields.visitorName = fills.visitorName;
+        if (fills.visitorEmail && !doc.visitorEmail) Object.assign(fields, { visitorEmail: fills.visitorEmail, visitorEmailKey: emailKeyOf(fills.visitorEmail) });
         if (Object.keys(fields).length > 0) await setById(id, fields);
       });
     },

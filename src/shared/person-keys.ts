@@ -1,5 +1,3 @@
-import { escapeRegex } from './text.js';
-
 /**
  * The keys that tie a visitor's records together across live chat, appointments and submissions (the
  * person timeline of the team app): a verified `externalId`, an e-mail address (any case) and the widget's
@@ -24,19 +22,24 @@ export function matchedBy(keys: PersonKeys, fields: PersonFields): PersonKey[] {
   });
 }
 
-/** A query value matching the whole text in any case, taken literally (no pattern syntax): how e-mails are compared. */
-export function wholeTextAnyCase(text: string): { $regex: string; $options: 'i' } {
-  return { $regex: `^${escapeRegex(text)}$`, $options: 'i' };
+/**
+ * The key an e-mail is found by in any case: the address lowercased, as `matchedBy` compares it. Records keep it
+ * beside the address as typed (`visitorEmailKey`, a submission's `emailKey`), so a read by e-mail is an equality
+ * every engine hands its storage (MongoDB seeks its index; a case-insensitive pattern made FerretDB decode every
+ * record of the workspace: 4.3 s for a person's timeline at 10,000 bookings and 20,000 chats, bench:scale).
+ */
+export function emailKeyOf(email: string): string {
+  return email.toLowerCase();
 }
 
 /**
- * The `$or` branches that find a visitor's records (a conversation, an appointment: the same field names) by
- * any of `keys`: `externalId` only where the identity was verified, the e-mail whole in any case, the session.
+ * The branches that find a visitor's records (a conversation, an appointment: the same field names) by any of
+ * `keys`: `externalId` only where the identity was verified, the e-mail in any case, the session. Each an equality.
  */
 export function visitorRecordBranches(keys: PersonKeys): Record<string, unknown>[] {
   const branches: Record<string, unknown>[] = [];
   if (keys.externalId !== undefined) branches.push({ externalId: keys.externalId, identityVerified: true });
-  if (keys.email !== undefined) branches.push({ visitorEmail: wholeTextAnyCase(keys.email) });
+  if (keys.email !== undefined) branches.push({ visitorEmailKey: emailKeyOf(keys.email) });
   if (keys.visitorSessionId !== undefined) branches.push({ visitorSessionId: keys.visitorSessionId });
   return branches;
 }

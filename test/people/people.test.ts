@@ -9,6 +9,7 @@ import { sha256Hex } from '../../src/shared/crypto.js';
 import { conversationStore, newConversationId } from '../../src/livechat/conversations.model.js';
 import { appointmentStore, newAppointmentId } from '../../src/appointments/appointments.model.js';
 import { submissionStore } from '../../src/submissions/submissions.model.js';
+import { engineTraits } from '../../src/db/engine-traits.js';
 
 // GET /admin/workspaces/:wid/people: a person's conversations, appointments and submissions, linked by a
 // verified externalId, an e-mail (any case) or the widget session, each in its admin list's shape.
@@ -208,7 +209,7 @@ describe('a busy workspace', () => {
     return { result, commands };
   }
 
-  test('500 conversations, 200 appointments, 500 submissions: the newest 50 of each, one query per collection', async () => {
+  test('500 conversations, 200 appointments, 500 submissions: the newest 50 of each, one query per key at most', async () => {
     const ws = await workspace();
     const wid = ws.id;
     const { db } = node.deps;
@@ -266,8 +267,10 @@ describe('a busy workspace', () => {
     expect(res.body.submissions[1]).toMatchObject({ createdAt: at(488).toISOString(), email: 'ada@example.com', matchedBy: ['email'] });
 
     const reads = (collection: string) => commands.filter((command) => command.endsWith(` ${collection}`));
-    expect(reads('livechat_conversations')).toEqual(['find livechat_conversations']);
-    expect(reads('appointments')).toEqual(['find appointments']);
+    // One query per key where the engine hands equalities to its storage (FerretDB hands it no `$or`), else one.
+    const perKey = engineTraits(node.deps.db).equalityPushdown ? 3 : 1;
+    expect(reads('livechat_conversations')).toEqual(Array(perKey).fill('find livechat_conversations'));
+    expect(reads('appointments')).toEqual(Array(perKey).fill('find appointments'));
     expect(reads('submissions')).toEqual(['find submissions']);
     // The conversations' unread counts are read off the conversations, as in the inbox: no query of the messages.
     expect(reads('livechat_messages')).toEqual([]);
