@@ -106,7 +106,7 @@ export function tenantScope<D extends TenantDoc>(model: Model<D>) {
     async findAny(workspaceId: string, branches: QueryFilter<D>[], options: { sort: Sort; limit: number }): Promise<D[]> {
       if (branches.length === 0) return [];
       const read = (filter: QueryFilter<D>) => model.find(scoped(workspaceId, filter)).sort(options.sort).limit(options.limit).lean<D[]>();
-      if (branches.length === 1 || !engineTraits(model.db).equalityPushdown) return read(branches.length === 1 ? branches[0] : ({ $or: branches }));
+      if (branches.length === 1 || !engineTraits(model.db).equalityPushdown) return read(branches.length === 1 ? branches[0] : { $or: branches });
       const unique = new Map<string, D>();
       for (const docs of await Promise.all(branches.map(read))) for (const doc of docs) unique.set(doc._id.toHexString(), doc);
       return [...unique.values()].sort(inOrderOf(options.sort)).slice(0, options.limit);
