@@ -1,4 +1,4 @@
-import type { Collection, Types } from 'mongoose';
+import type { Collection } from 'mongoose';
 import { emailKeyOf } from '../shared/person-keys.js';
 import { fileEach } from './file-each.js';
 
@@ -10,7 +10,7 @@ import { fileEach } from './file-each.js';
 export async function fileEmailKeysOfEarlierVersions(collection: Collection, emailField: string, keyField: string, progress?: (filed: number) => void): Promise<number> {
   const unfiled = await collection.find({ [keyField]: { $exists: false }, [emailField]: { $type: 'string' } }, { projection: { [emailField]: 1 } }).toArray();
   return fileEach(
-    unfiled.map((doc) => ({ _id: doc._id as Types.ObjectId, email: doc[emailField] as string })),
+    unfiled.map((doc) => ({ _id: doc._id, email: doc[emailField] as string })),
     // Only while the address is still the one read: a change meanwhile wrote its own key.
     ({ _id, email }) => collection.updateOne({ _id, [emailField]: email }, { $set: { [keyField]: emailKeyOf(email) } }),
     progress,
