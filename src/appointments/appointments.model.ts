@@ -1,7 +1,7 @@
 import { Schema, Types, type Connection, type UpdateQuery } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
-import { tenantScope } from '../db/tenant-store.js';
+import { inOrderOf, tenantScope } from '../db/tenant-store.js';
 import { engineTraits } from '../db/engine-traits.js';
 import { constantTimeEqual } from '../shared/crypto.js';
 import { parseObjectId } from '../shared/ids.js';
@@ -220,7 +220,7 @@ export function appointmentStore(db: Connection) {
   /** An agenda's page read key by key (in parallel, each with the whole filter), as `scope.page` answers it. */
   const keyedAgendaPage = async (workspaceId: string, where: Record<string, unknown>, keys: ScheduleKeyFilter[], request: PageRequest) => {
     const found = (await Promise.all(keys.map((key) => scope.find(workspaceId, { ...where, ...key })))).flat();
-    found.sort((a, b) => a.scheduledAt!.getTime() - b.scheduledAt!.getTime() || a._id.toHexString().localeCompare(b._id.toHexString()));
+    found.sort(inOrderOf(AGENDA_ORDER));
     const offset = offsetOf(request);
     const total = request.withTotal === false ? offset + found.slice(offset, offset + request.limit + 1).length : found.length;
     return { docs: found.slice(offset, offset + request.limit), total };

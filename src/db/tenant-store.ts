@@ -14,7 +14,7 @@ export interface TenantDoc {
 type Sort = Record<string, 1 | -1>;
 
 /** Compares two documents as the engine orders them by `sort` (dates, numbers, strings and ids; a missing value first). */
-function inOrderOf(sort: Sort): (a: object, b: object) => number {
+export function inOrderOf(sort: Sort): (a: object, b: object) => number {
   const comparable = (value: unknown): number | string | null =>
     value instanceof Date ? value.getTime() : value instanceof Types.ObjectId ? value.toHexString() : value === undefined ? null : (value as number | string | null);
   return (a, b) => {

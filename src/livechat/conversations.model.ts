@@ -35,7 +35,7 @@ interface ConversationDoc {
   identityVerified: boolean;
   visitorName: string | null;
   visitorEmail: string | null;
-  /** `emailKeyOf(visitorEmail)`, written with it (`person-keys.ts`); absent on records without one and on those stored before it was kept until the upgrade files it. */
+  /** `emailKeyOf(visitorEmail)`, written with it (`person-keys.ts`); null without an address; absent on records stored before it was kept until the upgrade files it. */
   visitorEmailKey?: string | null;
   attributesJson: string | null;
   lastMessage: LastMessageDoc | null;
