@@ -16,7 +16,7 @@
  *   - availability (the first, computed, and then the node's kept slots), a booking request, the team app's
  *     bookings screen (its pending requests, and this week's agenda of confirmed appointments), the person
  *     timeline beside an opened record (by e-mail in another case, and widget session), the inbox's first
- *     page (admin, waiting), the external posts list page 1 and page 1,000 (or the last page when fewer
+ *     page (admin, waiting) and its search by part of an e-mail, the external posts list page 1 and page 1,000 (or the last page when fewer
  *     posts; limit 10), and the admin posts list's `q` search: BENCH_SAMPLES (20) each; p50/p99/max and the
  *     driver commands per request (the node's idle commands over the same time taken off);
  *   - a burst of BENCH_PUBLISHES (2,000) `post.published` webhook events to a receiver in another process:
@@ -274,6 +274,11 @@ await runBench(async (cleanup) => {
     return;
   }
   results.inbox = await timed('inbox', SAMPLES, () => ok('inbox', request(node.url, `/admin/workspaces/${ws.id}/inbox?limit=25&state=waiting`, { token: ws.token })));
+  // The inbox's search box, as a member types part of a visitor's e-mail.
+  results.inbox_search = await timed('inbox search', SAMPLES, async (i) => {
+    const body = await ok('inbox search', request(node.url, `/admin/workspaces/${ws.id}/inbox?limit=25&q=visitor${4000 + i}@`, { token: ws.token }));
+    if ((body.items as unknown[]).length === 0) throw new Error('inbox search found nothing');
+  });
   results.posts_page1 = await timed('posts page 1', SAMPLES, () => ok('posts page 1', request(node.url, `/external/posts?locale=en&limit=${PAGE_SIZE}&page=1`, { apiKey: ws.apiKey })));
   const deepPage = Math.min(1000, Math.ceil(counts.posts / PAGE_SIZE));
   results.posts_deep = await timed(`posts page ${deepPage}`, SAMPLES, async () => {
