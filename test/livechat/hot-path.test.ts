@@ -100,9 +100,10 @@ describe('driver commands of one chat message', () => {
 
   test('an agent reply on a node that does not remember the conversation: one read by _id, then the insert', async () => {
     const { ws, cid } = await chat();
-    expect((await request(b.url, `/admin/workspaces/${ws.id}/conversations`, { token: ws.token })).status).toBe(200);
     // What a node holds once the remembered conversation expired (or when it missed the creation's share).
     await b.deps.cache.invalidateConversation(cid);
+    // Right before the reply: the agent's session and membership are remembered for 5 s only.
+    expect((await request(b.url, `/admin/workspaces/${ws.id}/conversations`, { token: ws.token })).status).toBe(200);
     const cold = await traced(b, () => reply(b, ws, cid, 'cold'));
     expect(cold.result.status).toBe(201);
     expect(cold.commands.slice(0, cold.beforePush!)).toEqual(['find livechat_conversations', 'insert livechat_messages']);
