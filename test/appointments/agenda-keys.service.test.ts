@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { Types } from 'mongoose';
 import { newWorkspace, startServices, type ServiceHarness } from '../support/service-harness.js';
 import { uniqueDbName, watchingCommands, type DriverCommand } from '../support/harness.js';
 import { ManualClock } from '../../src/shared/clock.js';
@@ -7,7 +6,7 @@ import { cancelByStaff, confirm, listForStaff, reschedule } from '../../src/appo
 import { engineTraits } from '../../src/db/engine-traits.js';
 import type { Workspace } from '../../src/workspaces/workspaces.service.js';
 import { everyDay } from './helpers.js';
-import { bookService, configureService } from './service-helpers.js';
+import { bookService, configureService, storeAsEarlierVersion } from './service-helpers.js';
 
 // The team app's agenda (confirmed appointments starting in a range, in the order of time) is read by the days
 // (or months) of the range where the engine hands its storage equalities but no range (FerretDB on PostgreSQL):
@@ -100,40 +99,21 @@ test('pages, with and without the count, answer as the range query does', async 
   expect((await agenda({ from, to, page: 4, limit: 3 })).ids).toEqual([]);
 });
 
-/** An appointment as a version before the schedule keys stored it: no `scheduledDay`, no `scheduledMonth`. */
-async function storeAsEarlierVersion(status: 'CONFIRMED' | 'CANCELLED', start: Date): Promise<string> {
-  const _id = new Types.ObjectId();
-  await services.deps.db.collection('appointments').insertOne({
-    _id,
-    workspaceId: new Types.ObjectId(ws.id),
-    status,
-    requestedAt: start,
-    scheduledAt: start,
-    scheduledEnd: new Date(start.getTime() + 60 * 60_000),
-    durationMinutes: 60,
-    timezone: 'UTC',
-    visitorName: 'Grace Hopper',
-    visitorEmail: 'grace@example.com',
-    identityVerified: false,
-    rescheduleCount: 0,
-    cancelledAt: status === 'CANCELLED' ? start : null,
-    createdAt: new Date(start.getTime() - 7 * 24 * 3_600_000),
-  });
-  return _id.toHexString();
-}
+/** An appointment as a version before the schedule keys stored it, created a week before its start. */
+const storedEarlier = (status: 'CONFIRMED' | 'CANCELLED', start: Date) => storeAsEarlierVersion(services.deps, ws, status, start, new Date(start.getTime() - 7 * 24 * 3_600_000));
 
 test('the search and other statuses keep their meaning', async () => {
   const week = { from: '2025-06-02T00:00:00Z', to: '2025-06-09T00:00:00Z' };
   expect((await agenda({ ...week, q: 'nobody' })).ids).toEqual([]);
   expect((await agenda({ ...week, q: 'LOVELACE' })).ids).toHaveLength(4);
   // The upgrade files only confirmed appointments: one cancelled before the keys came has none.
-  const cancelledEarlier = await storeAsEarlierVersion('CANCELLED', new Date('2025-06-07T10:00:00Z'));
+  const cancelledEarlier = await storedEarlier('CANCELLED', new Date('2025-06-07T10:00:00Z'));
   const withCancelled = await agenda({ ...week, status: ['CONFIRMED', 'CANCELLED'] });
   expect(withCancelled.ids).toEqual([ids.monday, ids.tuesday, ids.tuesdayLater, ids.cancelled, cancelledEarlier, ids.lateSunday]);
 });
 
 test('a confirmed appointment stored before the keys, older than their reach back (62 days before now): still listed', async () => {
   // The upgrade files those that end after 62 days before a node's start.
-  const earlier = await storeAsEarlierVersion('CONFIRMED', new Date('2025-02-10T10:00:00Z'));
+  const earlier = await storedEarlier('CONFIRMED', new Date('2025-02-10T10:00:00Z'));
   expect((await agenda({ from: '2025-02-10T00:00:00Z', to: '2025-02-17T00:00:00Z' })).ids).toEqual([earlier]);
 });

@@ -10,7 +10,7 @@ import { RULE_DEFAULTS } from '../../src/appointments/rules.model.js';
 import { feedCalendar, rotateFeedToken } from '../../src/appointments/feed.service.js';
 import type { Workspace } from '../../src/workspaces/workspaces.service.js';
 import { everyDay } from './helpers.js';
-import { bookService, configureService, slotStarts } from './service-helpers.js';
+import { bookService, configureService, slotStarts, storeAsEarlierVersion } from './service-helpers.js';
 
 // Confirmed appointments are read by the day (or month) of their start (`schedule-keys.ts`), not by scanning the
 // workspace's appointments: what a visitor sees and may book must stay exactly what the whole scan found.
@@ -84,36 +84,7 @@ test('a confirmed appointment stored before the schedule keys is filed at start 
   await configureService(services.deps, ws, { timezone: 'UTC', businessHours: everyDay([['09:00', '12:00']]) });
   const start = new Date('2025-06-05T10:00:00Z');
   // As an earlier version stored it: no scheduledDay, no scheduledMonth.
-  const _id = new Types.ObjectId();
-  await services.deps.db.collection('appointments').insertOne({
-    _id,
-    workspaceId: new Types.ObjectId(ws.id),
-    status: 'CONFIRMED',
-    requestedAt: start,
-    scheduledAt: start,
-    scheduledEnd: new Date(start.getTime() + 60 * 60_000),
-    durationMinutes: 60,
-    timezone: 'UTC',
-    visitorName: 'Grace Hopper',
-    visitorEmail: 'grace@example.com',
-    visitorPhone: null,
-    visitorMessage: null,
-    visitorSessionId: null,
-    externalId: null,
-    identityVerified: false,
-    visitorAttributesJson: null,
-    declineReason: null,
-    rescheduleCount: 0,
-    respondedAt: start,
-    cancelledAt: null,
-    cancellationTokenHash: null,
-    consumedTokenHash: null,
-    manageTokenHash: null,
-    cancelReason: null,
-    locale: 'en',
-    createdAt: new Date('2025-05-30T10:00:00Z'),
-    __v: 0,
-  });
+  const _id = new Types.ObjectId(await storeAsEarlierVersion(services.deps, ws, 'CONFIRMED', start, new Date('2025-05-30T10:00:00Z')));
   // A node of this version starts on that database (the upgrade is once per database: as if it had not run yet).
   await services.deps.db.collection('once_claims').deleteOne({ _id: 'upgrade:appointment-schedule-keys' as unknown as Types.ObjectId });
   const restarted = await startServices({ clock, dbName });

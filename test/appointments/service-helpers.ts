@@ -3,6 +3,7 @@ import type { Workspace } from '../../src/workspaces/workspaces.service.js';
 import { putSettings, type SettingsInput } from '../../src/appointments/settings.service.js';
 import { createRequest } from '../../src/appointments/requests.service.js';
 import { baseSettings } from './helpers.js';
+import { Types } from 'mongoose';
 
 /** Service-layer twins of helpers.ts: the same settings and visitor, straight through the services. */
 export function configureService(deps: Deps, workspace: Workspace, overrides: Partial<SettingsInput> = {}) {
@@ -14,3 +15,41 @@ export function bookService(deps: Deps, workspace: Workspace, requestedAt: strin
 }
 
 export const slotStarts = (answer: { slots: { start: string }[] }) => answer.slots.map((slot) => slot.start);
+
+/**
+ * A one-hour appointment scheduled at `start` as a version before the schedule keys stored it (no `scheduledDay`,
+ * no `scheduledMonth`), written straight to the collection; its id.
+ */
+export async function storeAsEarlierVersion(deps: Deps, workspace: Workspace, status: 'CONFIRMED' | 'CANCELLED', start: Date, createdAt: Date): Promise<string> {
+  const _id = new Types.ObjectId();
+  await deps.db.collection('appointments').insertOne({
+    _id,
+    workspaceId: new Types.ObjectId(workspace.id),
+    status,
+    requestedAt: start,
+    scheduledAt: start,
+    scheduledEnd: new Date(start.getTime() + 60 * 60_000),
+    durationMinutes: 60,
+    timezone: 'UTC',
+    visitorName: 'Grace Hopper',
+    visitorEmail: 'grace@example.com',
+    visitorPhone: null,
+    visitorMessage: null,
+    visitorSessionId: null,
+    externalId: null,
+    identityVerified: false,
+    visitorAttributesJson: null,
+    declineReason: null,
+    rescheduleCount: 0,
+    respondedAt: start,
+    cancelledAt: status === 'CANCELLED' ? start : null,
+    cancellationTokenHash: null,
+    consumedTokenHash: null,
+    manageTokenHash: null,
+    cancelReason: null,
+    locale: 'en',
+    createdAt,
+    __v: 0,
+  });
+  return _id.toHexString();
+}
