@@ -56,6 +56,8 @@ export class InvalidationBus {
   /** The publish that left last (or is leaving), and the tags gathering for the one after it. */
   private lastPublish: Promise<void> = Promise.resolve();
   private gathering: { tags: Set<string>; sent: Promise<void> } | null = null;
+  /** Tags this node could not tell the others (its own Redis connection was away): sent once it is back. */
+  private readonly unsent = new Set<string>();
 
   private constructor(
     private readonly redis: RedisClient | undefined,
@@ -77,6 +79,8 @@ export class InvalidationBus {
     subscriber.on('end', distrust);
     subscriber.on('reconnecting', distrust);
     subscriber.on('ready', () => bus.schedule(0));
+    // Another node may have kept its subscription while this one's connection was away: it must still hear.
+    redis.on('ready', () => bus.sendUnsent());
     await subscriber.connect();
     await subscriber.pSubscribe(INVALIDATE_CHANNELS, (message, channel) => bus.receive(channel, message));
     await subscriber.subscribe(appliedChannel(bus.id), (revocation) => bus.revocations.get(revocation)?.());
@@ -105,8 +109,8 @@ export class InvalidationBus {
 
   /**
    * Drops the tagged entries here at once, then tells the other nodes. A failed publish (Redis away) is
-   * logged, not thrown: the write has happened, and the other nodes bypass their caches while they cannot
-   * hear (or, if only this node lost Redis, their entries expire within the cache TTL).
+   * logged, not thrown: the write has happened. Its tags are sent again once this node's connection is
+   * back, since another node may have kept (or regained sooner) its subscription and still trust its caches.
    *
    * Group commit: one publish is in flight at a time, and every call made meanwhile (or in the same tick)
    * rides the next one, which is sent after all of them were made. A burst of writes (2,000 published
@@ -115,6 +119,10 @@ export class InvalidationBus {
    */
   publish(tags: string[]): Promise<void> {
     this.deliver(tags);
+    return this.tellOthers(tags);
+  }
+
+  private tellOthers(tags: string[]): Promise<void> {
     if (!this.redis) return Promise.resolve();
     if (!this.gathering) {
       const gathering = { tags: new Set<string>(), sent: Promise.resolve() };
@@ -156,7 +164,8 @@ export class InvalidationBus {
       if (applied >= receivers) settle();
       await allApplied;
     } catch (error) {
-      this.logger.warn({ err: error, tags }, 'cache revocation not published');
+      this.logger.warn({ err: error, tags }, 'cache revocation not published: sent as an invalidation once Redis is back');
+      this.hold(tags);
     } finally {
       clearTimeout(timeout);
       this.revocations.delete(revocation);
@@ -167,8 +176,22 @@ export class InvalidationBus {
     try {
       await this.redis!.publish(TAGS_CHANNEL, JSON.stringify({ from: this.id, tags }));
     } catch (error) {
-      this.logger.warn({ err: error, tags }, 'cache invalidation not published');
+      this.logger.warn({ err: error, tags }, 'cache invalidation not published: sent once Redis is back');
+      this.hold(tags);
     }
+  }
+
+  private hold(tags: string[]): void {
+    for (const tag of tags) this.unsent.add(tag);
+    // The connection may have come back while the publish was failing: then no 'ready' is coming.
+    if (this.redis?.isReady) setTimeout(() => this.sendUnsent(), RETRY_EVERY_MS).unref();
+  }
+
+  private sendUnsent(): void {
+    if (this.unsent.size === 0 || this.closed) return;
+    const tags = [...this.unsent];
+    this.unsent.clear();
+    void this.tellOthers(tags);
   }
 
   /**

@@ -106,6 +106,24 @@ describe('InvalidationBus over Redis', () => {
     await sent;
   });
 
+  test("an invalidation made while this node's own Redis connection is away reaches the others once it is back", async () => {
+    const publisher = await client();
+    const a = await InvalidationBus.start(publisher, logger);
+    const b = await InvalidationBus.start(await client(), logger);
+    buses.push(a, b);
+    const onB: string[] = [];
+    b.onInvalidate((tags) => onB.push(...tags));
+    // Only A's connection goes: B keeps its subscription and keeps trusting its caches.
+    await publisher.disconnect();
+    await a.publish(['content:while-away']);
+    await a.revoke(['credentials:while-away']);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(onB).toEqual([]);
+    await publisher.connect();
+    await until(() => onB.includes('content:while-away') && onB.includes('credentials:while-away'));
+    expect(new Set(onB)).toEqual(new Set(['content:while-away', 'credentials:while-away']));
+  });
+
   describe('a revocation (a rotated key, a logout, a removed member)', () => {
     const REVOKE_CHANNEL = 'hearth:invalidate:revoke';
     interface Revocation {
