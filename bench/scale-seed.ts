@@ -22,6 +22,7 @@ import { createConnection, Types, type Connection } from 'mongoose';
 import type { Document } from 'mongodb';
 import { postStore } from '../src/posts/posts.model.js';
 import { scheduleKeys } from '../src/appointments/schedule-keys.js';
+import { searchGramsOf } from '../src/shared/search-grams.js';
 import { blockOf } from '../src/webhooks/delivery-log.model.js';
 import { publishedForImport } from '../test/support/imported-posts.js';
 
@@ -102,6 +103,7 @@ function appointment(workspaceId: Types.ObjectId, i: number, total: number, now:
     visitorName: `Visitor ${i}`,
     visitorEmail: `visitor${i % 5000}@example.com`,
     visitorEmailKey: `visitor${i % 5000}@example.com`,
+    searchGrams: searchGramsOf(`Visitor ${i}`, `visitor${i % 5000}@example.com`),
     visitorPhone: null,
     visitorMessage: 'A table for two, please.',
     visitorSessionId: `session-${i}`,
@@ -158,6 +160,7 @@ async function seedChats(db: Connection, workspaceId: Types.ObjectId, conversati
         visitorName: `Visitor ${c}`,
         visitorEmail: `visitor${c % 5000}@example.com`,
         visitorEmailKey: `visitor${c % 5000}@example.com`,
+        searchGrams: searchGramsOf(`Visitor ${c}`, `visitor${c % 5000}@example.com`),
         attributesJson: null,
         lastMessage: { id: (last!._id as Types.ObjectId).toHexString(), sender: last!.sender, body: last!.body, createdAt: last!.createdAt },
         lastMessageAtMs: lastAt,

@@ -39,10 +39,10 @@ import { openObjectStorage } from '../db/open-object-storage.js';
 import { upgradeOnce } from '../db/once.js';
 import { fileOlderDocuments } from '../db/newest-first.js';
 import { fileEmailKeysOfEarlierVersions } from '../db/email-keys.js';
+import { fileSearchGramsOfEarlierVersions } from '../db/search-grams.js';
 import { messageStore } from '../livechat/messages.model.js';
 import { appointmentStore } from '../appointments/appointments.model.js';
 import { SCHEDULE_KEYS_FILED_BACK_MS } from '../appointments/schedule-keys.js';
-import { fileSearchGramsOfEarlierVersions } from '../posts/posts.upgrade.js';
 import { upgradeWebhookStorage } from '../webhooks/webhooks.upgrade.js';
 import { ByteLru } from '../cache/lru.js';
 
@@ -185,12 +185,19 @@ async function upgradeStorage(db: Connection, logger: Logger, clock: Clock): Pro
       if (filed > 0) logger.info({ collection, filed }, 'documents stored before newest-first buckets filed below them');
     }
   });
-  // The admin posts list's `q` reads posts by their search grams since 1.x (`posts/search-grams.ts`).
-  await upgradeOnce(db, 'post-search-grams', async () => {
-    const filed = await fileSearchGramsOfEarlierVersions(db, (count) => {
-      if (count % 10_000 === 0) logger.info({ filed: count }, 'posts stored before search grams: filing theirs');
+  // The admin posts list's `q` reads posts by their search grams since 1.x, the inbox's `q` its records since
+  // 1.x (`shared/search-grams.ts`).
+  const fileSearchGrams = async (collection: string, fields: string[]) => {
+    const filed = await fileSearchGramsOfEarlierVersions(db.collection(collection), fields, (count) => {
+      if (count % 10_000 === 0) logger.info({ collection, filed: count }, 'records stored before search grams: filing theirs');
     });
-    if (filed > 0) logger.info({ filed }, 'posts stored before search grams filed');
+    if (filed > 0) logger.info({ collection, filed }, 'records stored before search grams filed');
+  };
+  await upgradeOnce(db, 'post-search-grams', () => fileSearchGrams('posts', ['title', 'slug']));
+  await upgradeOnce(db, 'inbox-search-grams', async () => {
+    await fileSearchGrams('livechat_conversations', ['visitorName', 'visitorEmail']);
+    await fileSearchGrams('submissions', ['name', 'email', 'subject']);
+    await fileSearchGrams('appointments', ['visitorName', 'visitorEmail']);
   });
   // The person timeline reads records by the lowercased e-mail since 1.x (`shared/person-keys.ts`).
   await upgradeOnce(db, 'person-email-keys', async () => {

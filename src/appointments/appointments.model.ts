@@ -6,8 +6,8 @@ import { engineTraits } from '../db/engine-traits.js';
 import { constantTimeEqual } from '../shared/crypto.js';
 import { parseObjectId } from '../shared/ids.js';
 import { offsetOf, type PageRequest } from '../shared/paging.js';
-import { escapeRegex } from '../shared/text.js';
 import { emailKeyOf, visitorRecordBranches, type PersonKeys } from '../shared/person-keys.js';
+import { literalSearch, searchGramsOf } from '../shared/search-grams.js';
 import type { TokenRef } from './tokens.js';
 import { SCHEDULE_KEYS_FILED_BACK_MS, scheduleKeys, scheduleKeysOverlapping, scheduleKeysStarting, type ScheduleKeyFilter } from './schedule-keys.js';
 
@@ -60,6 +60,8 @@ interface AppointmentDoc extends Omit<Appointment, 'id' | 'workspaceId' | 'visit
   scheduledMonth?: string | null;
   /** `emailKeyOf(visitorEmail)`, written with it (`person-keys.ts`); absent on records stored before it was kept until the upgrade files it. */
   visitorEmailKey?: string;
+  /** The grams of the visitor's name and e-mail (`search-grams.ts`); absent on records stored before them until the upgrade files them. */
+  searchGrams?: string[];
 }
 
 const appointmentSchema = new Schema<AppointmentDoc>(
@@ -76,6 +78,7 @@ const appointmentSchema = new Schema<AppointmentDoc>(
     visitorName: { type: String, required: true },
     visitorEmail: { type: String, required: true },
     visitorEmailKey: { type: String },
+    searchGrams: { type: [String], default: undefined },
     visitorPhone: { type: String, default: null },
     visitorMessage: { type: String, default: null },
     visitorSessionId: { type: String, default: null },
@@ -109,6 +112,8 @@ appointmentSchema.index({ workspaceId: 1, externalId: 1, createdAt: -1 });
 appointmentSchema.index({ workspaceId: 1, visitorSessionId: 1, createdAt: -1 });
 // Person timeline (`ofPerson`) by e-mail in any case, by its key.
 appointmentSchema.index({ workspaceId: 1, visitorEmailKey: 1, createdAt: -1 });
+// The booking requests' and inbox's `q`: the appointments holding one gram of it (multikey).
+appointmentSchema.index({ workspaceId: 1, searchGrams: 1 });
 // Legacy tokens only (`tokens.ts`: issued before tokens named their appointment, found by hash): the view
 // and cancel of a cancellation token, a second cancel (consumed), the manage page and its actions. Tokens
 // of today are read by `_id`. Not unique: FerretDB has no partial indexes and revoked tokens are null;
@@ -239,6 +244,7 @@ export function appointmentStore(db: Connection) {
         status: 'PENDING',
         visitorAttributesJson: storeJson(visitorAttributes),
         visitorEmailKey: emailKeyOf(rest.visitorEmail),
+        searchGrams: searchGramsOf(rest.visitorName, rest.visitorEmail),
         cancellationTokenHash,
         consumedTokenHash: null,
         rescheduleCount: 0,
@@ -254,10 +260,7 @@ export function appointmentStore(db: Connection) {
      */
     async list(workspaceId: string, filter: AppointmentFilter, request: PageRequest, now: Date): Promise<{ items: Appointment[]; total: number }> {
       const where: Record<string, unknown> = filter.status ? { status: Array.isArray(filter.status) ? { $in: filter.status } : filter.status } : {};
-      if (filter.q) {
-        const pattern = { $regex: escapeRegex(filter.q), $options: 'i' };
-        where.$or = [{ visitorName: pattern }, { visitorEmail: pattern }];
-      }
+      if (filter.q) Object.assign(where, literalSearch(filter.q, ['visitorName', 'visitorEmail']));
       const agenda = filter.from !== undefined || filter.to !== undefined;
       if (agenda) where.scheduledAt = { $ne: null, ...(filter.from && { $gte: filter.from }), ...(filter.to && { $lt: filter.to }) };
       const keys = agenda ? agendaKeys(filter, now) : null;

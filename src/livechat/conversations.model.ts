@@ -6,6 +6,7 @@ import { bucketOf, sequenceStore } from '../db/newest-first.js';
 import { constantTimeEqual } from '../shared/crypto.js';
 import type { PageRequest } from '../shared/paging.js';
 import { emailKeyOf, visitorRecordBranches, type PersonKeys } from '../shared/person-keys.js';
+import { literalSearch, searchGramsOf } from '../shared/search-grams.js';
 import type { ChatAttachment, ChatMessage, ConversationStatus } from '../realtime/events.js';
 import type { Sender } from './messages.model.js';
 import type { VerifiedVisitor } from '../identity/identity.schemas.js';
@@ -37,6 +38,8 @@ interface ConversationDoc {
   visitorEmail: string | null;
   /** `emailKeyOf(visitorEmail)`, written with it (`person-keys.ts`); null without an address; absent on records stored before it was kept until the upgrade files it. */
   visitorEmailKey?: string | null;
+  /** The grams of the visitor's name and e-mail (`search-grams.ts`), written with them; absent on records stored before them until the upgrade files them. */
+  searchGrams?: string[];
   attributesJson: string | null;
   lastMessage: LastMessageDoc | null;
   /** createdAt (ms) of the newest message recorded here (inbox order and `lastMessage`). */
@@ -74,6 +77,7 @@ const conversationSchema = new Schema<ConversationDoc>(
     visitorName: { type: String, default: null },
     visitorEmail: { type: String, default: null },
     visitorEmailKey: { type: String },
+    searchGrams: { type: [String], default: undefined },
     attributesJson: { type: String, default: null },
     lastMessage: {
       type: new Schema<LastMessageDoc>(
@@ -115,6 +119,8 @@ conversationSchema.index({ workspaceId: 1, externalId: 1, status: 1, createdAt: 
 conversationSchema.index({ workspaceId: 1, visitorSessionId: 1, createdAt: -1 });
 // Person timeline (`ofPerson`) by e-mail in any case, by its key.
 conversationSchema.index({ workspaceId: 1, visitorEmailKey: 1, createdAt: -1 });
+// Agent inbox's `q`: the conversations holding one gram of it (multikey).
+conversationSchema.index({ workspaceId: 1, searchGrams: 1 });
 // Agent inbox: a workspace's conversations by status, newest activity first, a bucket at a time (`list`).
 conversationSchema.index({ workspaceId: 1, status: 1, activityBucket: -1, lastActivityAt: -1 });
 // Agent inbox filtered by assignee ("mine"): a workspace's conversations of one assignee, newest activity first.
@@ -199,6 +205,7 @@ export function conversationStore(db: Connection) {
         visitorName: input.identity?.name ?? null,
         visitorEmail: input.identity?.email ?? null,
         visitorEmailKey: input.identity?.email ? emailKeyOf(input.identity.email) : null,
+        searchGrams: searchGramsOf(input.identity?.name, input.identity?.email),
         attributesJson: storeJson(input.identity?.attributes ?? null),
         lastMessage: null,
         lastMessageAtMs: 0,
@@ -241,21 +248,26 @@ export function conversationStore(db: Connection) {
      * out keep what the conversation already knows.
      */
     async attachIdentity(workspaceId: string, id: string, identity: VerifiedVisitor): Promise<Conversation | null> {
-      const doc = await transition(id, () =>
-        model.findOneAndUpdate(
-          scope.filter(workspaceId, { _id: oid(id), identityVerified: false }),
-          {
-            $set: {
-              externalId: identity.externalId,
-              identityVerified: true,
-              ...(identity.name !== null && { visitorName: identity.name }),
-              ...(identity.email !== null && { visitorEmail: identity.email, visitorEmailKey: emailKeyOf(identity.email) }),
-              ...(identity.attributes !== null && { attributesJson: storeJson(identity.attributes) }),
+      const doc = await transition(id, async () => {
+        const attached = await model
+          .findOneAndUpdate(
+            scope.filter(workspaceId, { _id: oid(id), identityVerified: false }),
+            {
+              $set: {
+                externalId: identity.externalId,
+                identityVerified: true,
+                ...(identity.name !== null && { visitorName: identity.name }),
+                ...(identity.email !== null && { visitorEmail: identity.email, visitorEmailKey: emailKeyOf(identity.email) }),
+                ...(identity.attributes !== null && { attributesJson: storeJson(identity.attributes) }),
+              },
             },
-          },
-          { returnDocument: 'after' },
-        ).lean<ConversationDoc>(),
-      );
+            { returnDocument: 'after' },
+          )
+          .lean<ConversationDoc>();
+        // The grams of the name and e-mail as they are now: the identity may have replaced one and kept the other.
+        if (attached && (identity.name !== null || identity.email !== null)) await setById(id, { searchGrams: searchGramsOf(attached.visitorName, attached.visitorEmail) });
+        return attached;
+      });
       return doc ? toConversation(doc) : null;
     },
     /**
@@ -274,10 +286,7 @@ export function conversationStore(db: Connection) {
     ): Promise<{ items: Conversation[]; total: number }> {
       const where: Record<string, unknown> = filter.status ? { status: filter.status } : {};
       if (filter.assigneeUserId !== undefined) where.assigneeUserId = filter.assigneeUserId ? oid(filter.assigneeUserId) : null;
-      if (filter.q) {
-        const pattern = { $regex: filter.q.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), $options: 'i' };
-        where.$or = [{ visitorName: pattern }, { visitorEmail: pattern }];
-      }
+      if (filter.q) Object.assign(where, literalSearch(filter.q, ['visitorName', 'visitorEmail']));
       const newest = { field: 'activityBucket', sequence: activitySequence(workspaceId), sort: { lastActivityAt: -1, _id: -1 } } as const;
       const { docs, total } = await scope.newestPage(workspaceId, where, newest, request);
       return { items: docs.map(toConversation), total };
@@ -307,6 +316,7 @@ export function conversationStore(db: Connection) {
         }
         if (fills.visitorName && !doc.visitorName) fields.visitorName = fills.visitorName;
         if (fills.visitorEmail && !doc.visitorEmail) Object.assign(fields, { visitorEmail: fills.visitorEmail, visitorEmailKey: emailKeyOf(fills.visitorEmail) });
+        if (fields.visitorName || fields.visitorEmail) fields.searchGrams = searchGramsOf(fields.visitorName ?? doc.visitorName, fields.visitorEmail ?? doc.visitorEmail);
         if (Object.keys(fields).length > 0) await setById(id, fields);
       });
     },

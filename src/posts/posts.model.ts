@@ -10,8 +10,7 @@ import { postGroupStore } from './post-groups.model.js';
 import { postSlugStore } from './post-slugs.model.js';
 export type { PostBody } from './post-bodies.model.js';
 import { bodyOf, contentFields, fromContent, fromPatch, toFields, type ContentDoc, type PostContent, type PostFields } from './post-content.model.js';
-import { lookupGram, searchGramsOf } from './search-grams.js';
-import { escapeRegex } from '../shared/text.js';
+import { literalSearch, searchGramsOf } from '../shared/search-grams.js';
 export { toFields, type PostContent, type PostFields } from './post-content.model.js';
 
 /*
@@ -77,7 +76,7 @@ export interface PostDoc extends ContentDoc {
   version?: number;
   /** The admin list's bucket (`newest-first.ts`), taken when created; absent on posts stored before 0.9. */
   listBucket?: number;
-  /** The draft title's and slug's grams (`search-grams.ts`); filed for posts stored before by `posts.upgrade.ts`. */
+  /** The draft title's and slug's grams (`search-grams.ts`); filed for posts stored before by an upgrade (`db/search-grams.ts`). */
   searchGrams?: string[];
   createdAt: Date;
   updatedAt: Date;
@@ -322,13 +321,7 @@ export function postStore(db: Connection) {
       if (filter.state) query.state = filter.state;
       if (filter.translationGroupId) query.translationGroupId = filter.translationGroupId;
       if (filter.ids) query._id = { $in: filter.ids.filter(isObjectIdHex).map((id) => new Types.ObjectId(id)) };
-      if (filter.q) {
-        const pattern = escapeRegex(filter.q);
-        query.$or = [{ title: { $regex: pattern, $options: 'i' } }, { slug: { $regex: pattern, $options: 'i' } }];
-        const gram = lookupGram(filter.q);
-        if (gram !== null) query.searchGrams = gram;
-        return searchPage(workspaceId, query, request, summary);
-      }
+      if (filter.q) return searchPage(workspaceId, { ...query, ...literalSearch(filter.q, ['title', 'slug']) }, request, summary);
       const newest = { field: 'listBucket', sequence: listSequence(workspaceId), sort: { _id: -1 } } as const;
       if (summary) {
         const { docs, total } = await scope.newestPage(workspaceId, query, newest, { ...request, withTotal: false });

@@ -1,11 +1,11 @@
 import { Schema, Types, type Connection, type QueryFilter } from 'mongoose';
-import { escapeRegex } from '../shared/text.js';
 import { defineModel } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
 import { tenantScope } from '../db/tenant-store.js';
 import { bucketOf, sequenceStore } from '../db/newest-first.js';
 import type { PageRequest } from '../shared/paging.js';
 import { emailKeyOf } from '../shared/person-keys.js';
+import { literalSearch, searchGramsOf } from '../shared/search-grams.js';
 
 export interface Submission {
   id: string;
@@ -35,6 +35,8 @@ interface SubmissionDoc {
   email: string;
   /** `emailKeyOf(email)` (`person-keys.ts`); absent on submissions stored before it was kept until the upgrade files it. */
   emailKey?: string;
+  /** The grams of the name, e-mail and subject (`search-grams.ts`); absent on submissions stored before them until the upgrade files them. */
+  searchGrams?: string[];
   message: string;
   phone: string | null;
   subject: string | null;
@@ -55,6 +57,7 @@ const submissionSchema = new Schema<SubmissionDoc>(
     name: { type: String, required: true },
     email: { type: String, required: true },
     emailKey: { type: String },
+    searchGrams: { type: [String], default: undefined },
     message: { type: String, required: true },
     phone: { type: String, default: null },
     subject: { type: String, default: null },
@@ -72,6 +75,8 @@ const submissionSchema = new Schema<SubmissionDoc>(
 submissionSchema.index({ workspaceId: 1, listBucket: -1, createdAt: -1, _id: -1 });
 // Person timeline (`ofEmail`) by e-mail in any case, by its key.
 submissionSchema.index({ workspaceId: 1, emailKey: 1, createdAt: -1 });
+// The inbox's `q`: the submissions holding one gram of it (multikey).
+submissionSchema.index({ workspaceId: 1, searchGrams: 1 });
 
 const Submissions = defineModel('Submission', submissionSchema);
 
@@ -97,16 +102,14 @@ export interface SubmissionFilter {
   q?: string;
 }
 
+const SEARCHED_FIELDS = ['name', 'email', 'subject'];
+
 function inboxFilter(filter: SubmissionFilter): QueryFilter<SubmissionDoc> {
   const where: QueryFilter<SubmissionDoc> = {};
   // Submissions stored before handling existed have no field: `null` matches them too.
   if (filter.state === 'open') where.handledAt = null;
   if (filter.state === 'handled') where.handledAt = { $ne: null };
-  if (filter.q) {
-    const pattern = { $regex: escapeRegex(filter.q), $options: 'i' };
-    where.$or = [{ name: pattern }, { email: pattern }, { subject: pattern }];
-  }
-  return where;
+  return filter.q ? { ...where, ...literalSearch(filter.q, SEARCHED_FIELDS) } : where;
 }
 
 export interface NewSubmission {
@@ -134,6 +137,7 @@ export function submissionStore(db: Connection) {
         name: input.name,
         email: input.email,
         emailKey: emailKeyOf(input.email),
+        searchGrams: searchGramsOf(input.name, input.email, input.subject),
         message: input.message,
         phone: input.phone ?? null,
         subject: input.subject ?? null,

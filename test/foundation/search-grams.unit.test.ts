@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { lookupGram, searchGramsOf } from '../../src/posts/search-grams.js';
+import { lookupGram, searchGramsOf } from '../../src/shared/search-grams.js';
 
 describe('search grams', () => {
   // A post whose title or slug contains q in any case must hold the gram q is looked up by, or q misses it.
