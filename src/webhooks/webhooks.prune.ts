@@ -13,6 +13,12 @@ import { BLOCK_SIZE, LEGACY_BLOCK, blockOf, deliveryLogStore, type LogPlace } fr
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** From this many blocks wholly beyond the count on, they go with one delete (see `deleteFinishedInBlocks`). */
 const CATCH_UP_BLOCKS = 8;
+/**
+ * At most this many blocks (49,152 records) go with one delete: FerretDB 1.24 on PostgreSQL deletes what a
+ * filter matched by listing their ids in one statement, which PostgreSQL refuses past 65,535, so a longer
+ * history (a first pruning of 500,000 records) never went.
+ */
+export const CATCH_UP_MAX_BLOCKS = 48;
 const finished = (record: LoggedRecord) => record.state === 'delivered' || record.state === 'failed';
 
 /** Finished deliveries past the retention time, then beyond the per-workspace maximum (newest kept). */
@@ -45,14 +51,15 @@ async function pruneWorkspace(deps: Deps, place: LogPlace, cutoff: Date, max: nu
   for (let block = place.from; block <= top; block += 1) {
     const beyond = keepFrom > 1 ? blockOf(keepFrom) : 0;
     if (block >= 0 && beyond - block >= CATCH_UP_BLOCKS) {
-      const { deleted, left } = await store.deleteFinishedInBlocks(workspaceId, block, beyond);
+      const upTo = Math.min(beyond, block + CATCH_UP_MAX_BLOCKS);
+      const { deleted, left } = await store.deleteFinishedInBlocks(workspaceId, block, upTo);
       pruned.byCount += deleted;
       if (left.length) waiting = true;
       // Passed up to the first block with a record left, once all numbers below it were surely stored.
-      const firstLeft = left.length ? Math.min(...left.map((record) => record.logBlock)) : beyond;
+      const firstLeft = left.reduce((lowest, record) => Math.min(lowest, record.logBlock), upTo);
       if (emptyBelow) from = firstLeft * BLOCK_SIZE <= place.takenBefore ? firstLeft : block;
-      emptyBelow &&= !left.length && beyond * BLOCK_SIZE <= place.takenBefore;
-      block = beyond - 1;
+      emptyBelow &&= !left.length && upTo * BLOCK_SIZE <= place.takenBefore;
+      block = upTo - 1;
       continue;
     }
     const records = await store.logBlock(workspaceId, block);

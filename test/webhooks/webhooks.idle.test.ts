@@ -4,9 +4,9 @@ import { watchingCommands, type DriverCommand } from '../support/harness.js';
 import { startServices, type ServiceHarness } from '../support/service-harness.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { deliveryStore } from '../../src/webhooks/webhooks.model.js';
-import { BLOCK_SIZE } from '../../src/webhooks/delivery-log.model.js';
+import { BLOCK_SIZE, blockOf } from '../../src/webhooks/delivery-log.model.js';
 import type { Delivery } from '../../src/webhooks/delivery.js';
-import { pruneDeliveries } from '../../src/webhooks/webhooks.prune.js';
+import { CATCH_UP_MAX_BLOCKS, pruneDeliveries } from '../../src/webhooks/webhooks.prune.js';
 import { retryWorkspace } from '../../src/webhooks/webhooks.retries.js';
 import { newDelivery } from '../../src/webhooks/webhooks.sealing.js';
 
@@ -108,6 +108,28 @@ test('a long history beyond the count goes with one delete, not one per block; w
     expect(left.map((delivery) => delivery.webhookId)).toEqual([...Array.from({ length: 10 }, (_, n) => `d${9 * BLOCK_SIZE - 1 - n}`), 'waiting']);
   });
 }, 180_000);
+
+test('a history of more records beyond the count than one delete may name goes in deletes of at most 48 blocks', async () => {
+  await withServices({ WEBHOOK_DELIVERY_MAX_PER_WORKSPACE: '10' }, async (services) => {
+    const ws = new Types.ObjectId();
+    // 66 blocks: more than the 65,535 ids FerretDB on PostgreSQL may list in one delete. Stored as the store
+    // numbers its log, in bulk (a long history a node kept while pruning was failing).
+    const total = 66 * BLOCK_SIZE;
+    const at = new Date('2025-02-27T00:00:00Z');
+    const record = (n: number) => ({ workspaceId: ws, event: 'post.published', webhookId: `d${n}`, payloadJson: '{}', url: 'http://x.test/h', state: 'delivered', attempts: [], logSeq: n + 1, logBlock: blockOf(n + 1), createdAt: at, updatedAt: at });
+    for (let from = 0; from < total; from += 4_000) {
+      await services.deps.db.collection('webhook_deliveries').insertMany(Array.from({ length: Math.min(4_000, total - from) }, (_, i) => record(from + i)), { ordered: false });
+    }
+    await services.deps.db.collection<{ _id: string; taken: number }>('webhook_delivery_counters').insertOne({ _id: ws.toHexString(), taken: total });
+
+    const commands = await recordCommands(services, async () => expect(await pruneDeliveries(services.deps)).toEqual({ byAge: 0, byCount: total - 10 }));
+    const spans = filtersOf(commands.filter((command) => command.commandName === 'delete'))
+      .map((filter) => filter.logBlock as { $gte?: number; $lt?: number } | number)
+      .map((blocks) => (typeof blocks === 'number' ? 1 : blocks.$lt! - blocks.$gte!));
+    expect(Math.max(...spans)).toBeLessThanOrEqual(CATCH_UP_MAX_BLOCKS);
+    expect((await deliveryStore(services.deps.db).list(ws.toHexString(), { limit: 20 })).map((delivery) => delivery.webhookId)).toEqual(Array.from({ length: 10 }, (_, n) => `d${total - 1 - n}`));
+  });
+}, 240_000);
 
 test('pruning by age goes block by block from the oldest and stops at the first young record', async () => {
   await withServices({ WEBHOOK_DELIVERY_RETENTION_DAYS: '30' }, async (services, clock) => {
