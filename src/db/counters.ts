@@ -104,10 +104,16 @@ interface Batch {
 }
 
 /** Counts of a busy key taken from Redis ahead of its hits, handed out here in order until the window ends. */
-interface Reserve {
+interface Range {
   next: number;
   last: number;
   resetAt: number;
+}
+
+/** A busy key's ranges, oldest first, and whether more are being taken while they run low. */
+interface Reserve {
+  ranges: Range[];
+  topping: boolean;
 }
 
 /**
@@ -118,10 +124,12 @@ interface Reserve {
  * as with one INCR per hit, but fewer round trips carry them: the hits of one key within one turn of
  * the event loop go as one INCRBY, each caller getting its own count out of the range, in the order
  * asked; and a busy key (BUSY_HITS in DEMAND_WINDOW_MS on this node) takes up to MAX_AHEAD more counts
- * than asked, handed to its next hits without a round trip while the window lasts. The cost: counts
- * taken ahead and not used are lost to that window (at most MAX_AHEAD per busy key and node), so a
- * limit may bite that many hits early, never late. A guarded hit is handed a count ahead only while
- * its guard's count is known from the last GUARD_FRESH_MS (from Redis, or counted on this node).
+ * than asked, handed to its next hits without a round trip while the window lasts; once half of them
+ * are used, more are taken in the background (up to MAX_AHEAD held in all), so a steady stream of hits
+ * never waits for Redis. The cost: counts taken ahead and not used are lost to that window (at most
+ * MAX_AHEAD per busy key and node), so a limit may bite that many hits early, never late. A guarded hit
+ * is handed a count ahead only while its guard's count is known from the last GUARD_FRESH_MS (from
+ * Redis, or counted on this node).
  */
 export class RedisCounters implements Counters {
   private degraded = false;
@@ -161,36 +169,63 @@ export class RedisCounters implements Counters {
     this.degraded = false;
     const now = Date.now();
     const slot = slotOf(key, windowMs);
-    const held = this.fromReserve(slot, key, now, guard);
+    const held = this.fromReserve(slot, key, windowMs, now, guard);
     if (held !== undefined) this.noteDemand(slot, now);
     return held;
   }
 
-  /** The counts taken ahead for `slot` while some are left and their window lasts. */
-  private usableReserve(slot: string, now: number): Reserve | undefined {
-    const reserve = this.reserves.get(slot);
-    return reserve && reserve.next <= reserve.last && reserve.resetAt > now ? reserve : undefined;
+  /** The range of counts taken ahead for `slot` to hand out next: some left, its window lasting. */
+  private usableRange(slot: string, now: number): Range | undefined {
+    const ranges = this.reserves.get(slot)?.ranges;
+    if (!ranges) return undefined;
+    while (ranges.length > 0 && !(ranges[0].next <= ranges[0].last && ranges[0].resetAt > now)) ranges.shift();
+    return ranges[0];
   }
 
   /** A count taken ahead for `slot`, or null under a reached guard; undefined when neither can be told here. */
-  private fromReserve(slot: string, key: string, now: number, guard?: CounterGuard): WindowCount | null | undefined {
-    const reserve = this.usableReserve(slot, now);
-    if (!reserve) return undefined;
+  private fromReserve(slot: string, key: string, windowMs: number, now: number, guard?: CounterGuard): WindowCount | null | undefined {
+    const range = this.usableRange(slot, now);
+    if (!range) return undefined;
+    let count: number;
     if (!guard) {
-      const count = reserve.next++;
+      count = range.next++;
       if (this.guards.has(key)) this.guards.set(key, { count, at: now });
-      return { count, resetInMs: reserve.resetAt - now };
+    } else {
+      const known = this.guards.get(guard.key);
+      if (!known || now - known.at > GUARD_FRESH_MS) return undefined;
+      if (known.count >= guard.reached) return null;
+      count = range.next++;
     }
-    const known = this.guards.get(guard.key);
-    if (!known || now - known.at > GUARD_FRESH_MS) return undefined;
-    return known.count >= guard.reached ? null : { count: reserve.next++, resetInMs: reserve.resetAt - now };
+    this.topUp(slot, key, windowMs, guard);
+    return { count, resetInMs: range.resetAt - now };
+  }
+
+  /** Takes more counts ahead in the background once half of those held are used, while the key stays busy. */
+  private topUp(slot: string, key: string, windowMs: number, guard?: CounterGuard): void {
+    const reserve = this.reserves.get(slot);
+    if (!reserve || reserve.topping || !this.redis.isReady) return;
+    const held = reserve.ranges.reduce((sum, range) => sum + Math.max(0, range.last - range.next + 1), 0);
+    const wanted = Math.min(MAX_AHEAD - held, this.demand.get(slot)?.previous ?? 0);
+    if (held > MAX_AHEAD / 2 || wanted < BUSY_HITS) return;
+    reserve.topping = true;
+    this.countBatch({ slot, key, windowMs, guard, waiters: [] }, wanted).then(
+      (counted) => {
+        reserve.topping = false;
+        if (!counted) return;
+        const at = Date.now();
+        if (this.guards.has(key)) this.guards.set(key, { count: counted.count, at });
+        reserve.ranges.push({ next: counted.count - wanted + 1, last: counted.count, resetAt: at + counted.resetInMs });
+      },
+      // Redis went away meanwhile: the next hits count as if none were held.
+      () => (reserve.topping = false),
+    );
   }
 
   private counted(key: string, windowMs: number, guard?: CounterGuard): Promise<WindowCount | null> {
     const now = Date.now();
     const slot = slotOf(key, windowMs);
     this.noteDemand(slot, now);
-    const held = this.fromReserve(slot, key, now, guard);
+    const held = this.fromReserve(slot, key, windowMs, now, guard);
     if (held !== undefined) return Promise.resolve(held);
     const batchKey = guard ? `${slot}\n${guard.key}\n${guard.reached}` : slot;
     let batch = this.batches.get(batchKey);
@@ -217,9 +252,9 @@ export class RedisCounters implements Counters {
     demand.hits += 1;
   }
 
-  /** Counts to take ahead for a key: none while it still holds some (a guard's refresh), so none are dropped unused. */
+  /** Counts to take ahead for a key: none while it still holds some (a guard's refresh) or is taking more, so none are dropped unused. */
   private aheadFor(slot: string, now: number): number {
-    if (this.usableReserve(slot, now)) return 0;
+    if (this.usableRange(slot, now) || this.reserves.get(slot)?.topping) return 0;
     const previous = this.demand.get(slot)?.previous ?? 0;
     return previous >= BUSY_HITS ? Math.min(MAX_AHEAD, previous) : 0;
   }
@@ -247,7 +282,7 @@ export class RedisCounters implements Counters {
           const now = Date.now();
           if (counted && this.guards.has(batch.key)) this.guards.set(batch.key, { count: counted.count, at: now });
           const first = counted ? counted.count - asked + 1 : 0;
-          if (counted && ahead > 0) this.reserves.set(batch.slot, { next: counted.count - ahead + 1, last: counted.count, resetAt: now + counted.resetInMs });
+          if (counted && ahead > 0) this.reserves.set(batch.slot, { ranges: [{ next: counted.count - ahead + 1, last: counted.count, resetAt: now + counted.resetInMs }], topping: false });
           batch.waiters.forEach(({ resolve }, i) => resolve(counted && { count: first + i, resetInMs: counted.resetInMs }));
         },
         (error: unknown) => batch.waiters.forEach(({ reject }) => reject(error)),
