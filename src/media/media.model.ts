@@ -2,6 +2,7 @@ import { Schema, Types, type Connection } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
 import { tenantScope } from '../db/tenant-store.js';
 import type { PageRequest } from '../shared/paging.js';
+import { escapeRegex } from '../shared/text.js';
 
 export interface FocalPoint {
   /** 0 (left edge) to 1 (right edge). */
@@ -82,8 +83,6 @@ const toMediaItem = (doc: MediaDoc): MediaItem => ({
   focalPoint: doc.focalPoint?.x === undefined ? null : { x: doc.focalPoint.x, y: doc.focalPoint.y },
   createdAt: doc.createdAt,
 });
-
-const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export type NewMedia = Omit<MediaItem, 'alt' | 'focalPoint'> & { workspaceId: string };
 

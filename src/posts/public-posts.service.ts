@@ -12,16 +12,12 @@ import type { Post } from './posts.model.js';
 import { mediaByIds, mediaUrl, type MediaItem } from '../media/media.service.js';
 import { mediaIdsOf, presentImage, resolveBody } from './post-media.service.js';
 import { MAX_FORCED_PAGE_SIZE, MAX_PAGE_SIZE, type PostListField, type PostSort } from './posts.schemas.js';
+import { escapeRegex } from '../shared/text.js';
 
 /** `limit` is clamped to 50; `force_limit` replaces it, clamped to 1000. */
 export function effectiveLimit(limit: number | undefined, forceLimit: number | undefined): number {
   if (forceLimit !== undefined) return Math.min(forceLimit, MAX_FORCED_PAGE_SIZE);
   return Math.min(limit ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE);
-}
-
-/** User text as a literal pattern: every regex metacharacter escaped, so `q` is never run as a pattern. */
-export function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function buildJsonLd(workspace: Workspace, post: PublishedPost, type: PostType | undefined, category: Category | null, imageUrl: string) {
