@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js';
 import { deliveryStore, type LoggedRecord } from './webhooks.model.js';
 import { BLOCK_SIZE, LEGACY_BLOCK, blockOf, deliveryLogStore, type LogPlace } from './delivery-log.model.js';
+import { engineTraits } from '../db/engine-traits.js';
 
 /**
  * The pruning of finished deliveries: those past `WEBHOOK_DELIVERY_RETENTION_DAYS`, then those beyond the
@@ -11,14 +12,20 @@ import { BLOCK_SIZE, LEGACY_BLOCK, blockOf, deliveryLogStore, type LogPlace } fr
  */
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** From this many blocks wholly beyond the count on, they go with one delete (see `deleteFinishedInBlocks`). */
+/**
+ * From this many blocks wholly beyond the count on, they go with one delete of their range (see
+ * `deleteFinishedInBlocks`) where the engine serves a range (MongoDB) or serves no filter but `_id` (FerretDB on
+ * SQLite: one pass over the collection instead of one per block). FerretDB on PostgreSQL serves an equality
+ * but decodes the workspace's every record for a range: there each block is read and deleted from by its own
+ * equality, as the walk does anyway (a first pruning of 500,000 records: one pass instead of ten).
+ */
 const CATCH_UP_BLOCKS = 8;
 /**
- * At most this many blocks (49,152 records) go with one delete: FerretDB 1.24 on PostgreSQL deletes what a
- * filter matched by listing their ids in one statement, which PostgreSQL refuses past 65,535, so a longer
- * history (a first pruning of 500,000 records) never went.
+ * At most this many blocks (24,576 records) go with one delete: FerretDB 1.24 deletes what a filter matched by
+ * listing their ids in one statement, which PostgreSQL refuses past 65,535 (SQLite past 32,766), so a longer
+ * history never went.
  */
-export const CATCH_UP_MAX_BLOCKS = 48;
+export const CATCH_UP_MAX_BLOCKS = 24;
 const finished = (record: LoggedRecord) => record.state === 'delivered' || record.state === 'failed';
 
 /** Finished deliveries past the retention time, then beyond the per-workspace maximum (newest kept). */
@@ -39,6 +46,8 @@ async function pruneWorkspace(deps: Deps, place: LogPlace, cutoff: Date, max: nu
   // Nothing stored since that could push a kept record beyond the count, and none of them old yet: not even read.
   if (place.quiet && taken <= place.quiet.upTo && cutoff <= place.quiet.until) return pruned;
   const store = deliveryStore(deps.db);
+  const traits = engineTraits(deps.db);
+  const catchUp = traits.rangePushdown || !traits.equalityPushdown;
   // Numbers below this one are beyond the newest `max`.
   const keepFrom = taken - max + 1;
   const top = taken > 0 ? blockOf(taken) : LEGACY_BLOCK;
@@ -50,7 +59,7 @@ async function pruneWorkspace(deps: Deps, place: LogPlace, cutoff: Date, max: nu
   let stoppedAt: LoggedRecord[] | null = null;
   for (let block = place.from; block <= top; block += 1) {
     const beyond = keepFrom > 1 ? blockOf(keepFrom) : 0;
-    if (block >= 0 && beyond - block >= CATCH_UP_BLOCKS) {
+    if (catchUp && block >= 0 && beyond - block >= CATCH_UP_BLOCKS) {
       const upTo = Math.min(beyond, block + CATCH_UP_MAX_BLOCKS);
       const { deleted, left } = await store.deleteFinishedInBlocks(workspaceId, block, upTo);
       pruned.byCount += deleted;

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { connectRedis, type RedisClient } from '../../src/db/redis.js';
-import { MemoryCounters, RedisCounters, type Counters } from '../../src/db/counters.js';
+import { RedisCounters, type Counters } from '../../src/db/counters.js';
+import { MemoryCounters } from '../../src/db/memory-counters.js';
 import { ManualClock } from '../../src/shared/clock.js';
 
 // `admitWithin`, the sliding-window limit (the chat flood guard), the same on both kinds of counters: with
