@@ -22,6 +22,8 @@ import { createConnection, Types, type Connection } from 'mongoose';
 import type { Document } from 'mongodb';
 import { postStore } from '../src/posts/posts.model.js';
 import { scheduleKeys } from '../src/appointments/schedule-keys.js';
+import { appointmentListSequence } from '../src/appointments/appointments.model.js';
+import { bucketOf } from '../src/db/newest-first.js';
 import { searchGramsOf } from '../src/shared/search-grams.js';
 import { blockOf } from '../src/webhooks/delivery-log.model.js';
 import { publishedForImport } from '../test/support/imported-posts.js';
@@ -98,6 +100,8 @@ function appointment(workspaceId: Types.ObjectId, i: number, total: number, now:
     scheduledEnd: scheduledAt && new Date(scheduledAt.getTime() + HOUR),
     // As `appointmentStore` files them.
     ...(scheduledAt ? scheduleKeys(scheduledAt) : { scheduledDay: null, scheduledMonth: null }),
+    // Numbered in the order requested, as the store numbers them (the counter is set after them).
+    listBucket: bucketOf(i + 1),
     durationMinutes: 60,
     timezone: 'UTC',
     visitorName: `Visitor ${i}`,
@@ -222,7 +226,10 @@ export async function seedScale(options: { uri: string; dbName: string; workspac
   };
   try {
     await timed('posts', () => seedPosts(db, options.workspaceId, options.postTypeId, counts.posts, now));
-    await timed('appointments', () => inBatches(counts.appointments, (i) => appointment(workspaceId, i, counts.appointments, now), (docs) => db.collection('appointments').insertMany(docs, { ordered: false })));
+    await timed('appointments', async () => {
+      await inBatches(counts.appointments, (i) => appointment(workspaceId, i, counts.appointments, now), (docs) => db.collection('appointments').insertMany(docs, { ordered: false }));
+      await db.collection<{ _id: string; value: number }>('sequences').updateOne({ _id: appointmentListSequence(options.workspaceId) }, { $inc: { value: counts.appointments } }, { upsert: true });
+    });
     await timed('chats', () => seedChats(db, workspaceId, counts.conversations, counts.messages, now));
     await timed('deliveries', async () => {
       await inBatches(counts.deliveries, (i) => delivery(workspaceId, options.endpointUrl, i, counts.deliveries, now), (docs) => db.collection('webhook_deliveries').insertMany(docs, { ordered: false }));

@@ -16,7 +16,7 @@
  *   - availability (the first, computed, and then the node's kept slots), a booking request, the team app's
  *     bookings screen (its pending requests, and this week's agenda of confirmed appointments), the person
  *     timeline beside an opened record (by e-mail in another case, and widget session), the inbox's first
- *     page (admin, waiting) and its search by part of an e-mail, the external posts list page 1 and page 1,000 (or the last page when fewer
+ *     page (admin, waiting; and unfiltered) and its search by part of an e-mail, the external posts list page 1 and page 1,000 (or the last page when fewer
  *     posts; limit 10), and the admin posts list's `q` search: BENCH_SAMPLES (20) each; p50/p99/max and the
  *     driver commands per request (the node's idle commands over the same time taken off);
  *   - a burst of BENCH_PUBLISHES (2,000) `post.published` webhook events to a receiver in another process:
@@ -274,6 +274,8 @@ await runBench(async (cleanup) => {
     return;
   }
   results.inbox = await timed('inbox', SAMPLES, () => ok('inbox', request(node.url, `/admin/workspaces/${ws.id}/inbox?limit=25&state=waiting`, { token: ws.token })));
+  // Its first screen before any filter: every kind, waiting or handled.
+  results.inbox_all = await timed('inbox, all', SAMPLES, () => ok('inbox, all', request(node.url, `/admin/workspaces/${ws.id}/inbox?limit=25`, { token: ws.token })));
   // The inbox's search box, as a member types part of a visitor's e-mail.
   results.inbox_search = await timed('inbox search', SAMPLES, async (i) => {
     const body = await ok('inbox search', request(node.url, `/admin/workspaces/${ws.id}/inbox?limit=25&q=visitor${4000 + i}@`, { token: ws.token }));

@@ -42,7 +42,7 @@ import { fileOlderDocuments } from '../db/newest-first.js';
 import { fileEmailKeysOfEarlierVersions } from '../db/email-keys.js';
 import { fileSearchGramsOfEarlierVersions } from '../db/search-grams.js';
 import { messageStore } from '../livechat/messages.model.js';
-import { appointmentStore } from '../appointments/appointments.model.js';
+import { fileScheduleKeysOfEarlierVersions } from '../appointments/appointments.upgrade.js';
 import { SCHEDULE_KEYS_FILED_BACK_MS } from '../appointments/schedule-keys.js';
 import { upgradeWebhookStorage } from '../webhooks/webhooks.upgrade.js';
 import { ByteLru } from '../cache/lru.js';
@@ -186,6 +186,11 @@ async function upgradeStorage(db: Connection, logger: Logger, clock: Clock): Pro
       if (filed > 0) logger.info({ collection, filed }, 'documents stored before newest-first buckets filed below them');
     }
   });
+  // The staff's booking requests (and the inbox's) read a bucket at a time since 1.x: those stored before, below.
+  await upgradeOnce(db, 'appointment-list-buckets', async () => {
+    const filed = await fileOlderDocuments(db.collection('appointments'), 'listBucket');
+    if (filed > 0) logger.info({ collection: 'appointments', filed }, 'documents stored before newest-first buckets filed below them');
+  });
   // The admin posts list's `q` reads posts by their search grams since 1.x, the inbox's `q` its records since
   // 1.x (`shared/search-grams.ts`).
   const fileSearchGrams = async (collection: string, fields: string[]) => {
@@ -212,7 +217,7 @@ async function upgradeStorage(db: Connection, logger: Logger, clock: Clock): Pro
   // Availability, booking and the calendar feed read confirmed appointments by the day (or month) of their start
   // since 1.x (`appointments/schedule-keys.ts`): those stored before, that a read can still reach, are filed now.
   await upgradeOnce(db, 'appointment-schedule-keys', async () => {
-    const filed = await appointmentStore(db).fileScheduleKeysOfEarlierVersions(new Date(clock.now().getTime() - SCHEDULE_KEYS_FILED_BACK_MS));
+    const filed = await fileScheduleKeysOfEarlierVersions(db, new Date(clock.now().getTime() - SCHEDULE_KEYS_FILED_BACK_MS));
     if (filed > 0) logger.info({ filed }, 'confirmed appointments stored before schedule keys filed under theirs');
   });
 }

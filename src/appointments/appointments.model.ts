@@ -2,6 +2,7 @@ import { Schema, Types, type Connection, type UpdateQuery } from 'mongoose';
 import { defineModel } from '../db/mongo.js';
 import { loadJson, storeJson } from '../db/json-field.js';
 import { inOrderOf, tenantScope } from '../db/tenant-store.js';
+import { bucketOf, sequenceStore } from '../db/newest-first.js';
 import { engineTraits } from '../db/engine-traits.js';
 import { constantTimeEqual } from '../shared/crypto.js';
 import { parseObjectId } from '../shared/ids.js';
@@ -41,7 +42,7 @@ export interface Appointment {
   locale: string | null;
 }
 
-interface AppointmentDoc extends Omit<Appointment, 'id' | 'workspaceId' | 'visitorAttributes'> {
+export interface AppointmentDoc extends Omit<Appointment, 'id' | 'workspaceId' | 'visitorAttributes'> {
   _id: Types.ObjectId;
   workspaceId: Types.ObjectId;
   visitorAttributesJson: string | null;
@@ -62,6 +63,8 @@ interface AppointmentDoc extends Omit<Appointment, 'id' | 'workspaceId' | 'visit
   visitorEmailKey?: string;
   /** The grams of the visitor's name and e-mail (`search-grams.ts`); absent on records stored before them until the upgrade files them. */
   searchGrams?: string[];
+  /** The staff list's bucket (`newest-first.ts`), taken when requested; absent on appointments stored before it until the upgrade files them below. */
+  listBucket?: number;
 }
 
 const appointmentSchema = new Schema<AppointmentDoc>(
@@ -79,6 +82,7 @@ const appointmentSchema = new Schema<AppointmentDoc>(
     visitorEmail: { type: String, required: true },
     visitorEmailKey: { type: String },
     searchGrams: { type: [String], default: undefined },
+    listBucket: { type: Number },
     visitorPhone: { type: String, default: null },
     visitorMessage: { type: String, default: null },
     visitorSessionId: { type: String, default: null },
@@ -98,8 +102,9 @@ const appointmentSchema = new Schema<AppointmentDoc>(
   },
   { collection: 'appointments' },
 );
-// Staff list (status filter, newest first).
-appointmentSchema.index({ workspaceId: 1, status: 1, createdAt: -1 });
+// Staff list and the inbox (a status filter or none, newest first), a bucket at a time (`list`).
+appointmentSchema.index({ workspaceId: 1, status: 1, listBucket: -1, createdAt: -1 });
+appointmentSchema.index({ workspaceId: 1, listBucket: -1, createdAt: -1, _id: -1 });
 // Staff agenda (a status and a time range, in the order of time).
 appointmentSchema.index({ workspaceId: 1, status: 1, scheduledAt: 1 });
 // Availability, booking and the calendar feed (`confirmedOverlapping`): the confirmed appointments of one day,
@@ -122,7 +127,10 @@ appointmentSchema.index({ cancellationTokenHash: 1 });
 appointmentSchema.index({ consumedTokenHash: 1 });
 appointmentSchema.index({ manageTokenHash: 1 });
 
-const Appointments = defineModel('Appointment', appointmentSchema);
+export const Appointments = defineModel('Appointment', appointmentSchema);
+
+/** The sequence a workspace's appointments take their staff-list bucket from. */
+export const appointmentListSequence = (workspaceId: string) => `${workspaceId}:appointments`;
 
 /** Pre-made (see `create`) so the cancellation token can name its appointment. */
 export const newAppointmentId = () => new Types.ObjectId().toHexString();
@@ -179,6 +187,7 @@ const AGENDA_KEYS_MAX = 31;
 export function appointmentStore(db: Connection) {
   const model = Appointments(db);
   const scope = tenantScope(model);
+  const sequences = sequenceStore(db);
   const one = (doc: AppointmentDoc | null) => (doc ? toAppointment(doc) : null);
   // FerretDB serves only a filter of exactly `{_id}` without scanning every tenant's appointments.
   const byPrimaryKey = (id: string) => model.findOne({ _id: new Types.ObjectId(id) }).lean<AppointmentDoc>();
@@ -245,6 +254,7 @@ export function appointmentStore(db: Connection) {
         visitorAttributesJson: storeJson(visitorAttributes),
         visitorEmailKey: emailKeyOf(rest.visitorEmail),
         searchGrams: searchGramsOf(rest.visitorName, rest.visitorEmail),
+        listBucket: bucketOf(await sequences.take(appointmentListSequence(workspaceId))),
         cancellationTokenHash,
         consumedTokenHash: null,
         rescheduleCount: 0,
@@ -263,8 +273,13 @@ export function appointmentStore(db: Connection) {
       if (filter.q) Object.assign(where, literalSearch(filter.q, ['visitorName', 'visitorEmail']));
       const agenda = filter.from !== undefined || filter.to !== undefined;
       if (agenda) where.scheduledAt = { $ne: null, ...(filter.from && { $gte: filter.from }), ...(filter.to && { $lt: filter.to }) };
-      const keys = agenda ? agendaKeys(filter, now) : null;
-      const { docs, total } = keys ? await keyedAgendaPage(workspaceId, where, keys, request) : await scope.page(workspaceId, where, agenda ? AGENDA_ORDER : { createdAt: -1, _id: -1 }, request);
+      if (!agenda) {
+        const newest = { field: 'listBucket', sequence: appointmentListSequence(workspaceId), sort: { createdAt: -1, _id: -1 } } as const;
+        const { docs, total } = await scope.newestPage(workspaceId, where, newest, request);
+        return { items: docs.map(toAppointment), total };
+      }
+      const keys = agendaKeys(filter, now);
+      const { docs, total } = keys ? await keyedAgendaPage(workspaceId, where, keys, request) : await scope.page(workspaceId, where, AGENDA_ORDER, request);
       return { items: docs.map(toAppointment), total };
     },
     /**
@@ -278,28 +293,6 @@ export function appointmentStore(db: Connection) {
       if (!engineTraits(db).equalityPushdown) return (await scope.find(workspaceId, overlapping)).map(toAppointment);
       const found = await Promise.all(scheduleKeysOverlapping(from, to).map((key) => scope.find(workspaceId, { ...key, ...overlapping })));
       return found.flat().map(toAppointment);
-    },
-    /**
-     * An upgrade (once per database, `upgradeOnce`): files the confirmed appointments stored before the schedule
-     * keys under theirs. Only those ending after `since`: no read by key reaches further back (the calendar feed
-     * goes back a month), and each one costs a write. Each is filed as one transition from what is stored, so a
-     * move on another node in between is not undone. The number filed.
-     */
-    async fileScheduleKeysOfEarlierVersions(since: Date): Promise<number> {
-      const earlier = await model
-        .find({ status: 'CONFIRMED', scheduledEnd: { $gt: since }, scheduledDay: null }, { _id: 1 })
-        .lean<{ _id: Types.ObjectId }[]>();
-      let filed = 0;
-      for (const { _id } of earlier) {
-        const done = await scope.transition(_id.toHexString(), async () => {
-          const stored = await model.findOne({ _id }).lean<AppointmentDoc>();
-          if (!stored?.scheduledAt || stored.scheduledDay) return false;
-          await model.updateOne({ _id }, { $set: scheduleKeys(stored.scheduledAt) });
-          return true;
-        });
-        if (done) filed += 1;
-      }
-      return filed;
     },
     /** A verified person's bookings, newest first; with `id`, only that one (when it is theirs). */
     async verifiedOf(workspaceId: string, externalId: string, limit: number, id?: string): Promise<Appointment[]> {

@@ -14,9 +14,11 @@ import { postVisitorMessage } from '../../src/livechat/messages.service.js';
 import { findUserByEmail } from '../../src/auth/auth.service.js';
 import { OPERATOR } from '../support/harness.js';
 import { activateChatService, startChatService } from '../livechat/service-support.js';
+import { appointmentStore, newAppointmentId } from '../../src/appointments/appointments.model.js';
+import { listForStaff } from '../../src/appointments/staff.service.js';
 
 /**
- * Newest-first admin lists (posts, submissions, chats) are read a bucket at a time from the newest
+ * Newest-first admin lists (posts, submissions, chats, booking requests) are read a bucket at a time from the newest
  * (`src/db/newest-first.ts`): FerretDB would otherwise read and sort every match for a page of 25. What a
  * member sees must not change: every page holds exactly what the list's order puts there, across bucket
  * edges, deletions, filters, deep pages and documents stored before buckets existed; and the first page
@@ -204,5 +206,44 @@ describe('chats', () => {
     expect(await ids(undefined, 1, 3)).toEqual([started[1].conversationId, started[0].conversationId, newestFirst[0]]);
     const open = [started[0].conversationId, ...newestFirst.filter((id) => id !== started[0].conversationId && id !== started[1].conversationId)];
     expect([...(await ids('OPEN', 1, 50)), ...(await ids('OPEN', 2, 50))]).toEqual(open);
+  });
+});
+
+describe('booking requests', () => {
+  test('newest requested first across buckets, with a status filter; those stored before buckets come last once a node has started', async () => {
+    const store = appointmentStore(services.deps.db);
+    const requested: string[] = [];
+    for (let i = 0; i < BUCKET_SIZE + 30; i += 1) {
+      const id = newAppointmentId();
+      const at = new Date(Date.UTC(2030, 0, 1, 9) + i * 60_000);
+      await store.create(
+        workspace.id,
+        id,
+        { requestedAt: at, durationMinutes: 60, timezone: 'UTC', visitorName: `Visitor ${i}`, visitorEmail: `v${i}@example.test`, visitorPhone: null, visitorMessage: null, visitorSessionId: null, externalId: null, identityVerified: false, visitorAttributes: null, createdAt: new Date(Date.UTC(2025, 0, 1) + i * 1000) },
+        `token-hash-${i}`,
+      );
+      requested.push(id);
+    }
+    const newest = [...requested].reverse();
+    const declined = new Set(newest.filter((_, index) => index % 4 === 0));
+    for (const id of declined) await store.decline(workspace.id, id, null, new Date());
+    const ids = async (status: 'PENDING' | 'REJECTED' | undefined, page: number, limit: number) =>
+      (await listForStaff(services.deps, workspace.id, { status, page, limit, withTotal: false })).items.map((item) => item.id);
+
+    const { result, filters } = await findsOn('appointments', () => ids(undefined, 1, 25));
+    expect(result).toEqual(newest.slice(0, 25));
+    expect(filters.every((filter) => typeof filter.listBucket === 'number')).toBe(true);
+    expect([...(await ids(undefined, 1, 50)), ...(await ids(undefined, 2, 50))]).toEqual(newest);
+    const pending = newest.filter((id) => !declined.has(id));
+    expect([...(await ids('PENDING', 1, 40)), ...(await ids('PENDING', 2, 40))]).toEqual(pending);
+    expect(await ids('REJECTED', 1, 25)).toEqual([...declined].slice(0, 25));
+
+    // As an earlier version stored them: the oldest ten without a bucket, and no record of the upgrade.
+    await services.deps.db.collection('appointments').updateMany({ _id: { $in: requested.slice(0, 10).map((id) => new Types.ObjectId(id)) } }, { $unset: { listBucket: '' } });
+    await services.deps.db.collection<{ _id: string }>('once_claims').deleteMany({ _id: 'upgrade:appointment-list-buckets' });
+    expect(await ids(undefined, 2, 50)).toEqual(newest.slice(50, -10));
+    const restarted = await startServices({ redis: true, dbName });
+    await restarted.close();
+    expect(await ids(undefined, 2, 50)).toEqual(newest.slice(50));
   });
 });
