@@ -1,4 +1,5 @@
 import { monotonicMs } from './lru.js';
+import { settledWithin } from '../shared/settled-within.js';
 import type { InvalidationBus } from './invalidation-bus.js';
 import { parseContentTag } from './content-cache.js';
 
@@ -19,6 +20,13 @@ export interface IndexSource<T> {
  */
 export const LIFETIME_PER_READ_TIME = 10;
 
+/**
+ * How long a reader waits for a whole read under way before it answers from the database instead: a small
+ * workspace is read whole sooner than one list is queried, but the first reader of 100,000 posts after a
+ * start waited out the whole read (34 s on FerretDB over PostgreSQL, bench:scale).
+ */
+export const READ_WAITED_MS = 250;
+
 interface Held<T> {
   groups: Map<string, T[]>;
   /** Groups a write changed since they were read, with a count that moves on each such write. */
@@ -28,6 +36,8 @@ interface Held<T> {
   loadedAt: number;
   lifetimeMs: number;
   ready: Promise<void>;
+  /** Whether `ready` has settled: readers no longer wait for it. */
+  settled: boolean;
   /** A change of unknown posts, a gap in invalidations, or over the memory bound: no longer used (the next read loads again). */
   discarded: boolean;
   refreshing: Map<string, Promise<void>>;
@@ -97,6 +107,7 @@ export class WorkspaceIndex<T> {
     // before, until that read ends (75 s for 100,000 posts on FerretDB, which every reader waited out).
     if (held && !held.successor && this.now() - held.loadedAt > held.lifetimeMs) held.successor = this.reload(workspaceId, held);
     held ??= this.load(workspaceId);
+    if (!held.settled && !(await settledWithin(held.ready, READ_WAITED_MS))) return undefined;
     await held.ready;
     if (held.dirty.size) await Promise.all([...held.dirty.keys()].map((group) => this.refresh(workspaceId, held, group)));
     if (held.discarded || !this.bus.live) return undefined;
@@ -126,7 +137,7 @@ export class WorkspaceIndex<T> {
         throw error;
       },
     );
-    return held;
+    return this.settling(held);
   }
 
   /** The items of `current` read whole again; they replace it when the read ends, unless it was dropped meanwhile. */
@@ -143,13 +154,20 @@ export class WorkspaceIndex<T> {
       // The current items answer on; the next reader past their lifetime tries again.
       () => void (current.successor = undefined),
     );
-    return successor;
+    return this.settling(successor);
+  }
+
+  /** Marks `held` settled once its read ends (a reader that stopped waiting may no longer be there to hear a failure). */
+  private settling(held: Held<T>): Held<T> {
+    const settle = () => void (held.settled = true);
+    held.ready.then(settle, settle);
+    return held;
   }
 
   /** A whole read of the workspace's items, not yet counted in memory; readers wait for it (`ready`) rather than find it expired. */
   private read(workspaceId: string): Held<T> {
     const startedAt = this.now();
-    const held: Held<T> = { groups: new Map(), dirty: new Map(), bytes: 0, loadedAt: startedAt, lifetimeMs: Infinity, ready: Promise.resolve(), discarded: false, refreshing: new Map() };
+    const held: Held<T> = { groups: new Map(), dirty: new Map(), bytes: 0, loadedAt: startedAt, lifetimeMs: Infinity, ready: Promise.resolve(), settled: false, discarded: false, refreshing: new Map() };
     held.ready = this.source.loadAll(workspaceId).then((groups) => {
       held.loadedAt = this.now();
       held.lifetimeMs = Math.max(this.options.ttlMs, LIFETIME_PER_READ_TIME * (held.loadedAt - startedAt));

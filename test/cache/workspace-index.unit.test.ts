@@ -2,7 +2,7 @@ import { expect, test } from '@jest/globals';
 import { pino } from 'pino';
 import { InvalidationBus } from '../../src/cache/invalidation-bus.js';
 import { contentTag } from '../../src/cache/content-cache.js';
-import { LIFETIME_PER_READ_TIME, WorkspaceIndex } from '../../src/cache/workspace-index.js';
+import { LIFETIME_PER_READ_TIME, READ_WAITED_MS, WorkspaceIndex } from '../../src/cache/workspace-index.js';
 
 /**
  * The safety lifetime of a workspace's kept posts counts from the end of their whole read, and lasts at least
@@ -134,4 +134,43 @@ test("a change of the workspace's settings, categories or navigation keeps its p
   await bus.publish(['workspace:ws']);
   expect(await index.items('ws')).toEqual(['a']);
   expect(counts.reads).toBe(1);
+});
+
+test('readers wait for a first whole read a moment only: past it they answer from the database while it runs, and once it ends from the items', async () => {
+  const counts = await indexOnALoneNode();
+  const { index, finishRead } = counts;
+  const startedAt = Date.now();
+  // The first reader of a big workspace after a start, and one more while the read runs.
+  expect(await index.items('ws')).toBeUndefined();
+  expect(Date.now() - startedAt).toBeGreaterThanOrEqual(READ_WAITED_MS - 5);
+  expect(await index.items('ws')).toBeUndefined();
+  expect(counts.reads).toBe(1);
+  await finishRead(34_000, ['a', 'b']);
+  expect(await index.items('ws')).toEqual(['a', 'b']);
+  expect(counts.reads).toBe(1);
+});
+
+test('a first whole read that fails after its readers stopped waiting leaves the next reader a new one', async () => {
+  let fail!: (error: Error) => void;
+  let reads = 0;
+  const bus = await InvalidationBus.start(undefined, pino({ level: 'silent' }));
+  const index = new WorkspaceIndex<string>(
+    bus,
+    {
+      loadAll: async () => {
+        reads += 1;
+        if (reads === 1) return new Promise<Map<string, string[]>>((_, reject) => (fail = reject));
+        return new Map([['group', ['a']]]);
+      },
+      loadGroup: async () => [],
+      bytesOf: (items) => items.length,
+    },
+    { maxBytes: 1_000_000, ttlMs: TTL },
+  );
+  expect(await index.items('ws')).toBeUndefined();
+  // Nobody waits for it now: the failure is no unhandled rejection, and the items are read again.
+  fail(new Error('engine away'));
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(await index.items('ws')).toEqual(['a']);
+  expect(reads).toBe(2);
 });
