@@ -187,7 +187,8 @@ async function seedChats(db: Connection, workspaceId: Types.ObjectId, conversati
 }
 
 function delivery(workspaceId: Types.ObjectId, endpointUrl: string, i: number, total: number, now: number): Document {
-  const at = new Date(now - (total - i) * 10_000);
+  // Ten seconds apart, closer for a long history: all within the 30 days deliveries are kept by default.
+  const at = new Date(now - (total - i) * Math.min(10_000, (25 * DAY) / total));
   const postId = new Types.ObjectId().toHexString();
   return {
     _id: Types.ObjectId.createFromTime(Math.floor(at.getTime() / 1000)),
