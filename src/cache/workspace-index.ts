@@ -21,9 +21,10 @@ export interface IndexSource<T> {
 export const LIFETIME_PER_READ_TIME = 10;
 
 /**
- * How long a reader waits for a whole read under way before it answers from the database instead: a small
- * workspace is read whole sooner than one list is queried, but the first reader of 100,000 posts after a
- * start waited out the whole read (34 s on FerretDB over PostgreSQL, bench:scale).
+ * How long a reader waits by default for a whole read under way before it answers from the database instead: a
+ * small workspace is read whole sooner than one post is queried, but the first reader of one post of 100,000
+ * after a start waited out the whole read (34 s on FerretDB over PostgreSQL, bench:scale). A reader whose
+ * database answer would read every item anyway (a list on FerretDB) waits for the read instead.
  */
 export const READ_WAITED_MS = 250;
 
@@ -97,9 +98,10 @@ export class WorkspaceIndex<T> {
 
   /**
    * The workspace's items as of every invalidation this node has heard, or undefined when they cannot be
-   * kept (bus not live, over the memory bound, dropped meanwhile): the caller reads the database.
+   * kept (bus not live, over the memory bound, dropped meanwhile) or their first read takes longer than
+   * `waitMs`: the caller reads the database.
    */
-  async items(workspaceId: string): Promise<T[] | undefined> {
+  async items(workspaceId: string, waitMs = READ_WAITED_MS): Promise<T[] | undefined> {
     if (!this.bus.live || this.options.maxBytes === 0) return undefined;
     if ((this.tooBig.get(workspaceId) ?? 0) > this.now()) return undefined;
     let held = this.held.get(workspaceId);
@@ -107,7 +109,7 @@ export class WorkspaceIndex<T> {
     // before, until that read ends (75 s for 100,000 posts on FerretDB, which every reader waited out).
     if (held && !held.successor && this.now() - held.loadedAt > held.lifetimeMs) held.successor = this.reload(workspaceId, held);
     held ??= this.load(workspaceId);
-    if (!held.settled && !(await settledWithin(held.ready, READ_WAITED_MS))) return undefined;
+    if (!held.settled && waitMs !== Infinity && !(await settledWithin(held.ready, waitMs))) return undefined;
     await held.ready;
     if (held.dirty.size) await Promise.all([...held.dirty.keys()].map((group) => this.refresh(workspaceId, held, group)));
     if (held.discarded || !this.bus.live) return undefined;

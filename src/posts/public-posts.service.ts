@@ -13,6 +13,7 @@ import { mediaByIds, mediaUrl, type MediaItem } from '../media/media.service.js'
 import { mediaIdsOf, presentImage, resolveBody } from './post-media.service.js';
 import { MAX_FORCED_PAGE_SIZE, MAX_PAGE_SIZE, type PostListField, type PostSort } from './posts.schemas.js';
 import { escapeRegex } from '../shared/text.js';
+import { engineTraits } from '../db/engine-traits.js';
 
 /** `limit` is clamped to 50; `force_limit` replaces it, clamped to 1000. */
 export function effectiveLimit(limit: number | undefined, forceLimit: number | undefined): number {
@@ -124,16 +125,18 @@ function pick<T extends Record<string, unknown>>(item: T, fields: readonly strin
 
 /**
  * The workspace's kept published posts (`WorkspaceIndex`, read once per node and kept current post by post),
- * or undefined when this node cannot keep them now: then the database answers.
+ * or undefined when this node cannot keep them now: then the database answers. `forList`: a list (or the
+ * categories in use) waits out their first read where its own query would read every published post too (no
+ * range or sort in the engine's storage: FerretDB); a read by slug, a few point reads, waits a moment only.
  */
-function keptPublished(deps: Deps, workspaceId: string): Promise<PublishedPost[] | undefined> {
+function keptPublished(deps: Deps, workspaceId: string, forList: boolean): Promise<PublishedPost[] | undefined> {
   const store = publishedPostStore(deps.db);
   const index = deps.cache.workspaceIndex<PublishedPost>('published-posts', () => ({
     loadAll: async (id) => byTranslationGroup(await store.all(id)),
     loadGroup: (id, groupId) => store.inGroup(id, groupId),
     bytesOf: (posts) => posts.reduce((sum, post) => sum + 2 * JSON.stringify(post.content).length + KEPT_POST_OVERHEAD_BYTES, 0),
   }));
-  return index.items(workspaceId);
+  return index.items(workspaceId, forList && !engineTraits(deps.db).rangePushdown ? Infinity : undefined);
 }
 
 /** What a kept published post costs beyond its fields' text: ids, dates and the objects holding them, roughly. */
@@ -141,7 +144,7 @@ const KEPT_POST_OVERHEAD_BYTES = 400;
 
 /** A page of published posts with its exact `total`: from the kept posts in memory, else from the database. */
 export async function publishedPage(deps: Deps, workspaceId: string, query: PublicPostQuery): Promise<{ items: PublishedPost[]; total: number }> {
-  const kept = await keptPublished(deps, workspaceId);
+  const kept = await keptPublished(deps, workspaceId, true);
   return kept ? listPublished(kept, query) : publishedPostStore(deps.db).list(workspaceId, query);
 }
 
@@ -192,7 +195,7 @@ export async function publicPostAnswer(deps: Deps, workspace: Workspace, segment
   const slug = slugFromPath(segment);
   if (slug === null) throw fail('published_post_not_found');
   const order = query.locale ? [query.locale] : [workspace.defaultLocale, ...workspace.locales.filter((l) => l !== workspace.defaultLocale)];
-  const kept = await keptPublished(deps, workspace.id);
+  const kept = await keptPublished(deps, workspace.id, false);
   const found = kept ? bySlugFirst(kept, order, slug) : await publishedPostStore(deps.db).bySlugFirst(workspace.id, order, slug);
   if (!found) throw fail('published_post_not_found');
   const group = kept?.filter((post) => post.translationGroupId === found.translationGroupId);
@@ -266,7 +269,7 @@ export function presentDraft(deps: Deps, workspace: Workspace, post: Post, withC
 export async function listPublicCategories(deps: Deps, workspace: Workspace, locale: string | undefined): Promise<Category[]> {
   if (locale === '*') return workspaceCategories(deps, workspace.id);
   const shown = locale ?? workspace.defaultLocale;
-  const kept = await keptPublished(deps, workspace.id);
+  const kept = await keptPublished(deps, workspace.id, true);
   const ids = kept
     ? [...new Set(kept.filter((post) => post.locale === shown).flatMap((post) => (post.content.categoryId ? [post.content.categoryId] : [])))]
     : await publishedPostStore(deps.db).categoryIds(workspace.id, shown);

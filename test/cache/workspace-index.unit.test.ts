@@ -145,7 +145,14 @@ test('readers wait for a first whole read a moment only: past it they answer fro
   expect(Date.now() - startedAt).toBeGreaterThanOrEqual(READ_WAITED_MS - 5);
   expect(await index.items('ws')).toBeUndefined();
   expect(counts.reads).toBe(1);
+  // A reader whose database answer would read every item anyway waits for the read.
+  let listed: string[] | undefined;
+  const lister = index.items('ws', Infinity).then((items) => (listed = items));
+  await new Promise((resolve) => setTimeout(resolve, READ_WAITED_MS + 50));
+  expect(listed).toBeUndefined();
   await finishRead(34_000, ['a', 'b']);
+  await lister;
+  expect(listed).toEqual(['a', 'b']);
   expect(await index.items('ws')).toEqual(['a', 'b']);
   expect(counts.reads).toBe(1);
 });
