@@ -23,6 +23,7 @@ import type { Document } from 'mongodb';
 import { postStore } from '../src/posts/posts.model.js';
 import { scheduleKeys } from '../src/appointments/schedule-keys.js';
 import { appointmentListSequence } from '../src/appointments/appointments.model.js';
+import { activitySequence } from '../src/livechat/conversations.model.js';
 import { bucketOf } from '../src/db/newest-first.js';
 import { searchGramsOf } from '../src/shared/search-grams.js';
 import { blockOf } from '../src/webhooks/delivery-log.model.js';
@@ -170,6 +171,8 @@ async function seedChats(db: Connection, workspaceId: Types.ObjectId, conversati
         lastMessageAtMs: lastAt,
         lastSeq: each,
         lastActivityAt: new Date(lastAt),
+        // In the order of their last activity, as the store numbers them (the counter is set after them).
+        activityBucket: bucketOf(c + 1),
         closedAt: isOpen ? null : new Date(lastAt + HOUR),
         createdAt: new Date(started),
         assigneeUserId: null,
@@ -231,7 +234,10 @@ export async function seedScale(options: { uri: string; dbName: string; workspac
       await inBatches(counts.appointments, (i) => appointment(workspaceId, i, counts.appointments, now), (docs) => db.collection('appointments').insertMany(docs, { ordered: false }));
       await db.collection<{ _id: string; value: number }>('sequences').updateOne({ _id: appointmentListSequence(options.workspaceId) }, { $inc: { value: counts.appointments } }, { upsert: true });
     });
-    await timed('chats', () => seedChats(db, workspaceId, counts.conversations, counts.messages, now));
+    await timed('chats', async () => {
+      await seedChats(db, workspaceId, counts.conversations, counts.messages, now);
+      await db.collection<{ _id: string; value: number }>('sequences').updateOne({ _id: activitySequence(options.workspaceId) }, { $inc: { value: counts.conversations } }, { upsert: true });
+    });
     await timed('deliveries', async () => {
       await inBatches(counts.deliveries, (i) => delivery(workspaceId, options.endpointUrl, i, counts.deliveries, now), (docs) => db.collection('webhook_deliveries').insertMany(docs, { ordered: false }));
       // The workspace's log counter, as the store keeps it: the records above took its first numbers.

@@ -172,7 +172,7 @@ const oid = (id: string) => new Types.ObjectId(id);
 export const newConversationId = () => new Types.ObjectId().toHexString();
 
 /** The sequence a workspace's conversations take their inbox bucket from, at each activity. */
-const activitySequence = (workspaceId: string) => `${workspaceId}:conversation-activity`;
+export const activitySequence = (workspaceId: string) => `${workspaceId}:conversation-activity`;
 
 export function conversationStore(db: Connection) {
   const model = Conversations(db);
