@@ -119,7 +119,7 @@ export function tenantScope<D extends TenantDoc>(model: Model<D>) {
      * bucket, `list.sequence` names the sequence its numbers come from, `list.sort` is the order within a
      * bucket. Read bucket by bucket from the newest while that finds the page; otherwise (a deep page, a
      * selective filter) with one query in the same order. `selective`: the caller knows few documents match (a
-     * search, a backlog), so that one query goes at once, without the bucket reads that would find too few.
+     * backlog), so that one query goes at once, without the bucket reads that would find too few.
      */
     async newestPage(
       workspaceId: string,

@@ -288,7 +288,7 @@ export function conversationStore(db: Connection) {
       if (filter.assigneeUserId !== undefined) where.assigneeUserId = filter.assigneeUserId ? oid(filter.assigneeUserId) : null;
       if (filter.q) Object.assign(where, literalSearch(filter.q, ['visitorName', 'visitorEmail']));
       const newest = { field: 'activityBucket', sequence: activitySequence(workspaceId), sort: { lastActivityAt: -1, _id: -1 } } as const;
-      const { docs, total } = await scope.newestPage(workspaceId, where, newest, request, !!filter.q);
+      const { docs, total } = await scope.newestPage(workspaceId, where, newest, request);
       return { items: docs.map(toConversation), total };
     },
     /**

@@ -150,7 +150,7 @@ export function submissionStore(db: Connection) {
     },
     async list(workspaceId: string, filter: SubmissionFilter, request: PageRequest): Promise<{ items: Submission[]; total: number }> {
       const newest = { field: 'listBucket', sequence: listSequence(workspaceId), sort: { createdAt: -1, _id: -1 } } as const;
-      const { docs, total } = await scope.newestPage(workspaceId, inboxFilter(filter), newest, request, !!filter.q);
+      const { docs, total } = await scope.newestPage(workspaceId, inboxFilter(filter), newest, request);
       return { items: docs.map(toSubmission), total };
     },
     async byId(workspaceId: string, id: string): Promise<Submission | null> {
