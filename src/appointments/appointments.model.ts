@@ -275,9 +275,7 @@ export function appointmentStore(db: Connection) {
       if (agenda) where.scheduledAt = { $ne: null, ...(filter.from && { $gte: filter.from }), ...(filter.to && { $lt: filter.to }) };
       if (!agenda) {
         const newest = { field: 'listBucket', sequence: appointmentListSequence(workspaceId), sort: { createdAt: -1, _id: -1 } } as const;
-        // The requests waiting for an answer (a backlog) are few: read at once. A search may match many (a common
-        // domain): the walk finds its newest first.
-        const { docs, total } = await scope.newestPage(workspaceId, where, newest, request, filter.status === 'PENDING');
+        const { docs, total } = await scope.newestPage(workspaceId, where, newest, request);
         return { items: docs.map(toAppointment), total };
       }
       const keys = agendaKeys(filter, now);

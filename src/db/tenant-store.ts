@@ -118,19 +118,17 @@ export function tenantScope<D extends TenantDoc>(model: Model<D>) {
      * A page of a newest-first list kept in buckets (see `newest-first.ts`): `list.field` holds a document's
      * bucket, `list.sequence` names the sequence its numbers come from, `list.sort` is the order within a
      * bucket. Read bucket by bucket from the newest while that finds the page; otherwise (a deep page, a
-     * selective filter) with one query in the same order. `selective`: the caller knows few documents match (a
-     * backlog), so that one query goes at once, without the bucket reads that would find too few.
+     * selective filter) with one query in the same order.
      */
     async newestPage(
       workspaceId: string,
       filter: QueryFilter<D>,
       list: { field: string; sequence: string; sort: Sort },
       request: PageRequest,
-      selective = false,
     ): Promise<{ docs: D[]; total: number }> {
       const offset = offsetOf(request);
       const counted = request.withTotal === false ? null : model.countDocuments(scoped(workspaceId, filter)).exec();
-      const walked = selective ? null : await walkNewestFirst({
+      const walked = await walkNewestFirst({
         top: await sequences.topBucket(list.sequence),
         wanted: offset + request.limit + 1,
         read: (bucket) => model.find(scoped(workspaceId, { ...filter, [list.field]: bucket })).sort(list.sort).lean<D[]>(),

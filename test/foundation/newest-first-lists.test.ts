@@ -236,10 +236,6 @@ describe('booking requests', () => {
     expect([...(await ids(undefined, 1, 50)), ...(await ids(undefined, 2, 50))]).toEqual(newest);
     const pending = newest.filter((id) => !declined.has(id));
     expect([...(await ids('PENDING', 1, 40)), ...(await ids('PENDING', 2, 40))]).toEqual(pending);
-    // The requests waiting for an answer are a backlog, few: one read in the list's order, no bucket walk.
-    const waiting = await findsOn('appointments', () => ids('PENDING', 1, 200));
-    expect(waiting.result).toEqual(pending);
-    expect(waiting.filters.map((filter) => filter.listBucket)).toEqual([undefined]);
     expect(await ids('REJECTED', 1, 25)).toEqual([...declined].slice(0, 25));
 
     // As an earlier version stored them: the oldest ten without a bucket, and no record of the upgrade.
