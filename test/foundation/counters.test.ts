@@ -106,29 +106,28 @@ describe('a busy key in Redis (counts taken ahead)', () => {
     expect(node().hitUnlessHeld(key, 60_000, guard)).toBeNull();
   });
 
-  test('a steady stream of hits on a busy key seldom waits for Redis: more counts are taken before the held ones run out', async () => {
-    const key = fresh('steady');
+  test('counts held for a busy key are topped up in the background once half are used: more are held without any hit waiting for them', async () => {
+    const key = fresh('topped-up');
     const guard = { key: fresh('guard'), reached: 1_000_000 };
-    await busy(() => node().hitUnless(key, 60_000, guard));
+    const held = () => node().hitUnlessHeld(key, 60_000, guard);
     const counts: number[] = [];
-    let waited = 0;
-    for (let i = 0; i < 640; i += 1) {
-      // About eight hits a millisecond: busy, and a round trip to Redis has a few milliseconds to come back.
-      await new Promise((resolve) => (i % 8 === 0 ? setTimeout(resolve, 1) : setImmediate(resolve)));
-      let counted = node().hitUnlessHeld(key, 60_000, guard);
-      if (counted === undefined) {
-        waited += 1;
-        counted = await node().hitUnless(key, 60_000, guard);
+    let toppedUp = false;
+    // Tried a few times: a stall of this process (a busy machine) lets the key cool down between the steps.
+    for (let round = 0; round < 10 && !toppedUp; round += 1) {
+      counts.push(...(await busy(() => node().hitUnless(key, 60_000, guard))));
+      // Every count held handed out at once, as to a burst of warm reads.
+      for (let counted = held(); counted; counted = held()) counts.push(counted.count);
+      // Only a hit that waits for Redis takes more, unless more were taken in the background meanwhile.
+      for (const until = Date.now() + 500; !toppedUp && Date.now() < until; ) {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        const counted = held();
+        if (counted) counts.push(counted.count);
+        toppedUp = counted !== undefined;
       }
-      counts.push(counted!.count);
     }
-    // Held counts alone (64 at most) would run out at least ten times over 640 hits.
-    expect(waited).toBeLessThanOrEqual(3);
+    expect(toppedUp).toBe(true);
     expect(new Set(counts).size).toBe(counts.length);
-    expect(counts).toEqual([...counts].sort((a, b) => a - b));
-    const shared = await node().peek(key);
-    expect(Math.max(...counts)).toBeLessThanOrEqual(shared);
-    expect(shared - Math.max(...counts)).toBeLessThanOrEqual(64);
+    expect(Math.max(...counts)).toBeLessThanOrEqual(await node().peek(key));
   });
 
   test('a guard reached on another node stops them within 50 ms', async () => {
