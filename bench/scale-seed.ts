@@ -142,12 +142,18 @@ async function seedChats(db: Connection, workspaceId: Types.ObjectId, conversati
       const started = now - age * (span / conversations) - each * MINUTE;
       const _id = new Types.ObjectId();
       let last: Document | null = null;
+      // Visitor messages up to each message (the store keeps it with the conversation and the team's read cursor).
+      let visitorCount = 0;
+      let readVisitorCount = 0;
+      let lastRead: Document | null = null;
       for (let seq = 1; seq <= each; seq += 1) {
         const sender = seq % 2 === 1 || (isOpen && seq === each) ? 'VISITOR' : 'AGENT';
+        if (sender === 'VISITOR') visitorCount += 1;
         const unread = isOpen && seq === each;
         const createdAt = new Date(started + seq * MINUTE);
         last = { _id: new Types.ObjectId(), workspaceId, conversationId: _id, seq, sender, body: `Message ${seq} of chat ${c}: is the shop open on Sunday?`, authorUserId: null, createdAt, readAt: unread ? null : createdAt, unread, __v: 0 };
         lines.push(last);
+        if (!unread) [readVisitorCount, lastRead] = [visitorCount, last];
       }
       const lastAt = (last!.createdAt as Date).getTime();
       chats.push({
@@ -170,6 +176,7 @@ async function seedChats(db: Connection, workspaceId: Types.ObjectId, conversati
         lastMessage: { id: (last!._id as Types.ObjectId).toHexString(), sender: last!.sender, body: last!.body, createdAt: last!.createdAt },
         lastMessageAtMs: lastAt,
         lastSeq: each,
+        lastVisitorCount: visitorCount,
         lastActivityAt: new Date(lastAt),
         // In the order of their last activity, as the store numbers them (the counter is set after them).
         activityBucket: bucketOf(c + 1),
@@ -177,7 +184,7 @@ async function seedChats(db: Connection, workspaceId: Types.ObjectId, conversati
         createdAt: new Date(started),
         assigneeUserId: null,
         readByVisitor: null,
-        readByTeam: isOpen ? null : { messageId: (last!._id as Types.ObjectId).toHexString(), createdAt: last!.createdAt },
+        readByTeam: lastRead && { messageId: (lastRead._id as Types.ObjectId).toHexString(), createdAt: lastRead.createdAt, visitorCount: readVisitorCount },
         visitorMailedUpToMs: 0,
         visitorMailedAt: null,
         __v: 0,
