@@ -1,3 +1,5 @@
+import type { Collection } from 'mongoose';
+
 /** Writes in flight at once while an upgrade files what it read. */
 const AT_ONCE = 8;
 
@@ -21,4 +23,29 @@ export async function fileEach<T>(items: readonly T[], write: (item: T) => Promi
   };
   await Promise.all(Array.from({ length: Math.min(AT_ONCE, items.length) }, writer));
   return filed;
+}
+
+/**
+ * Gives the documents of `collection` that `unfiled` finds (stored before a field derived from `fields` was kept)
+ * that field: one read of `fields`, then `fileEach`, each write only while those fields are still as read (a change
+ * meanwhile wrote its own). `derive` makes the `$set` from the fields' values (null for one absent). Answers how
+ * many were filed; an upgrade, so it runs through `upgradeOnce`.
+ */
+export async function fileDerived(
+  collection: Collection,
+  unfiled: Record<string, unknown>,
+  fields: string[],
+  derive: (values: (string | null)[]) => Record<string, unknown>,
+  progress?: (filed: number) => void,
+): Promise<number> {
+  const docs = await collection.find(unfiled, { projection: Object.fromEntries(fields.map((field) => [field, 1])) }).toArray();
+  return fileEach(
+    docs,
+    (doc) => {
+      const values = fields.map((field) => (doc[field] as string | null | undefined) ?? null);
+      const asRead = Object.fromEntries(fields.map((field, i) => [field, values[i]]));
+      return collection.updateOne({ _id: doc._id, ...asRead }, { $set: derive(values) });
+    },
+    progress,
+  );
 }
