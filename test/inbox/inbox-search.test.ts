@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { createWorkspace, request, startTestNode, uniqueDbName, watchingCommands, type DriverCommand, type WorkspaceFixture } from '../support/harness.js';
-import { activateChat, identityFor, startChat } from '../livechat/support.js';
-import { book, configure, everyDay } from '../appointments/helpers.js';
+import { request, startTestNode, uniqueDbName, watchingCommands, type DriverCommand, type WorkspaceFixture } from '../support/harness.js';
+import { identityFor, startChat } from '../livechat/support.js';
+import { book } from '../appointments/helpers.js';
+import { visitorWorkspace, type VisitorWorkspace } from './support.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { ManualClock } from '../../src/shared/clock.js';
 
@@ -18,16 +19,9 @@ afterAll(async () => {
   await node.stop();
 });
 
-interface Fixture extends WorkspaceFixture {
-  publishableKey: string;
-}
+type Fixture = VisitorWorkspace;
 
-async function workspace(on = node): Promise<Fixture> {
-  const ws = await createWorkspace(on.url);
-  const publishableKey = await activateChat(on.url, ws);
-  await configure(on.url, ws, { timezone: 'UTC', businessHours: everyDay([['09:00', '17:00']]) });
-  return { ...ws, publishableKey };
-}
+const workspace = (on = node) => visitorWorkspace(on.url);
 
 async function chat(on: HearthNode, ws: Fixture, start: Record<string, unknown>, message: Record<string, unknown> = {}) {
   clock.advance(1000);

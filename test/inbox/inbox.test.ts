@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { createWorkspace, request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
-import { activateChat, createAgent, startChat } from '../livechat/support.js';
-import { book, configure, everyDay, staff } from '../appointments/helpers.js';
+import { request, startTestNode, type WorkspaceFixture } from '../support/harness.js';
+import { createAgent, startChat } from '../livechat/support.js';
+import { book, staff } from '../appointments/helpers.js';
+import { visitorWorkspace, type VisitorWorkspace } from './support.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { ManualClock } from '../../src/shared/clock.js';
 
@@ -17,16 +18,9 @@ afterAll(async () => {
   await node.stop();
 });
 
-interface Fixture extends WorkspaceFixture {
-  publishableKey: string;
-}
+type Fixture = VisitorWorkspace;
 
-async function workspace(): Promise<Fixture> {
-  const ws = await createWorkspace(node.url);
-  const publishableKey = await activateChat(node.url, ws);
-  await configure(node.url, ws, { timezone: 'UTC', businessHours: everyDay([['09:00', '17:00']]) });
-  return { ...ws, publishableKey };
-}
+const workspace = () => visitorWorkspace(node.url);
 
 /** Each sent one second after the one before, so their order is their time. */
 async function chat(ws: Fixture, name: string) {

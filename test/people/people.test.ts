@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { createWorkspace, request, startTestNode, watchingCommands, type WorkspaceFixture } from '../support/harness.js';
-import { activateChat, createAgent, identityFor, startChat } from '../livechat/support.js';
-import { book, configure, everyDay } from '../appointments/helpers.js';
+import { request, startTestNode, watchingCommands, type WorkspaceFixture } from '../support/harness.js';
+import { createAgent, identityFor, startChat } from '../livechat/support.js';
+import { book } from '../appointments/helpers.js';
+import { visitorWorkspace, type VisitorWorkspace } from '../inbox/support.js';
 import type { HearthNode } from '../../src/app/node.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { sha256Hex } from '../../src/shared/crypto.js';
@@ -25,17 +26,10 @@ afterAll(async () => {
   await node.stop();
 });
 
-interface Fixture extends WorkspaceFixture {
-  publishableKey: string;
-}
+type Fixture = VisitorWorkspace;
 
 /** A workspace with live chat and appointments (every day 09:00-17:00 UTC) switched on. */
-async function workspace(): Promise<Fixture> {
-  const ws = await createWorkspace(node.url);
-  const publishableKey = await activateChat(node.url, ws);
-  await configure(node.url, ws, { timezone: 'UTC', businessHours: everyDay([['09:00', '17:00']]) });
-  return { ...ws, publishableKey };
-}
+const workspace = () => visitorWorkspace(node.url);
 
 const people = (ws: WorkspaceFixture, query: Record<string, string>, token = ws.token) =>
   request(node.url, `/admin/workspaces/${ws.id}/people?${new URLSearchParams(query).toString()}`, { token });
